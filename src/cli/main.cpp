@@ -1,0 +1,198 @@
+// reducelab: parse, call a layer, print. Bad input is one line on stderr and exit status 2;
+// a row that fails verification makes the run exit 1.
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "fmt/format.h"
+#include "gallery/registry.hpp"
+#include "lab/device.hpp"
+#include "lab/errors.hpp"
+#include "lab/report.hpp"
+#include "lab/run.hpp"
+
+namespace {
+
+using namespace rl;
+using lab::UsageError;
+
+lab::BackendChoice parse_backend(const std::string& s) {
+  if (s == "auto") return lab::BackendChoice::automatic;
+  if (s == "cuda") return lab::BackendChoice::cuda;
+  if (s == "simt") return lab::BackendChoice::simt;
+  throw UsageError(fmt::format("--backend {}: unknown backend; choose auto, cuda or simt", s));
+}
+
+lab::Format parse_format(const std::string& s) {
+  if (auto f = lab::parse_format(s)) return *f;
+  throw UsageError(fmt::format("--format {}: unknown format; choose table, csv or json", s));
+}
+
+// Sizes as users write them: 16777216, 2^24, 1<<24, 16M (binary suffixes k/M/G).
+std::size_t parse_size(const std::string& flag, const std::string& s) {
+  auto bad = [&] { return UsageError(fmt::format("{} {}: not a size; write e.g. 1000003, 2^24, 1<<24 or 16M", flag, s)); };
+  try {
+    std::size_t pos = 0;
+    if (auto caret = s.find('^'); caret != std::string::npos) {
+      const unsigned long long base = std::stoull(s.substr(0, caret)), exp = std::stoull(s.substr(caret + 1), &pos);
+      if (base != 2 || exp > 62 || pos != s.size() - caret - 1) throw bad();
+      return std::size_t(1) << exp;
+    }
+    if (auto shift = s.find("<<"); shift != std::string::npos) {
+      const unsigned long long base = std::stoull(s.substr(0, shift)), exp = std::stoull(s.substr(shift + 2), &pos);
+      if (exp > 62 || pos != s.size() - shift - 2) throw bad();
+      return static_cast<std::size_t>(base) << exp;
+    }
+    if (!s.empty() && s[0] == '-') throw bad();
+    const unsigned long long v = std::stoull(s, &pos);
+    if (pos == s.size()) return v;
+    const std::string suffix = s.substr(pos);
+    if (suffix == "k" || suffix == "K") return v << 10;
+    if (suffix == "M") return v << 20;
+    if (suffix == "G") return v << 30;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception&) {
+  }
+  throw bad();
+}
+
+std::vector<const gallery::Entry*> parse_kernels(const std::string& spec, bool* all) {
+  std::vector<const gallery::Entry*> out;
+  *all = spec == "all";
+  if (*all) {
+    for (const auto& e : gallery::registry()) out.push_back(&e);
+    return out;
+  }
+  std::stringstream ss(spec);
+  for (std::string id; std::getline(ss, id, ',');) {
+    if (id.empty()) continue;
+    const gallery::Entry* e = gallery::find(id);
+    if (!e) throw UsageError(fmt::format("--kernels {}: unknown kernel; known: all, {}", id, gallery::ids()));
+    out.push_back(e);
+  }
+  return out;
+}
+
+void configure_simt(const std::string& schedule, const std::string& checks) {
+  if (checks != "on" && checks != "off")
+    throw UsageError(fmt::format("--simt-checks {}: choose on or off", checks));
+  lab::SimtOptions options;
+  options.checks = checks == "on";
+  if (schedule == "in-order") options.schedule = lab::SimtOptions::in_order;
+  else if (schedule == "reverse") options.schedule = lab::SimtOptions::reverse;
+  else if (schedule.rfind("random", 0) == 0) {
+    std::uint64_t seed = 1;
+    if (schedule.size() > 6) {
+      if (schedule[6] != ':') throw UsageError(fmt::format("--simt-schedule {}: write random or random:SEED", schedule));
+      seed = parse_size("--simt-schedule", schedule.substr(7));
+    }
+    options.schedule = lab::SimtOptions::random;
+    options.seed = seed;
+  } else {
+    throw UsageError(fmt::format("--simt-schedule {}: choose in-order, reverse or random[:SEED]", schedule));
+  }
+  lab::configure_simt(options);
+}
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"reducelab: parallel reduction on NVIDIA GPUs, done right and explained"};
+  app.require_subcommand(1);
+  std::string backend = "auto";
+  app.add_option("--backend", backend, "auto (cuda when a GPU is present, else simt), cuda or simt")
+      ->capture_default_str();
+  std::string schedule = "in-order", checks = "on";
+  app.add_option("--simt-schedule", schedule,
+                 "emulator only: order fibers resume in: in-order, reverse or random[:SEED]; a missing barrier "
+                 "shows as a wrong answer or a race report")
+      ->capture_default_str();
+  app.add_option("--simt-checks", checks, "emulator only: race and barrier checks on or off (bounds are always checked)")
+      ->capture_default_str();
+
+  auto* list = app.add_subcommand("list", "print the kernel gallery (the registry)");
+  std::string list_format = "table";
+  list->add_option("--format", list_format, "table, csv or json")->capture_default_str();
+
+  auto* run = app.add_subcommand("run", "verify and time gallery kernels side by side");
+  std::string kernels = "all", n_text, dtype = "int32", op = "sum", format = "table", accumulate = "wide";
+  unsigned block = 512, param = 0;
+  int repeats = 0;
+  std::uint64_t seed = 1;
+  bool hot = false, no_ceiling = false;
+  run->add_option("--kernels", kernels, "comma-separated ids, or all (see `reducelab list`)")->capture_default_str();
+  run->add_option("--n", n_text, "elements (default 2^24 on a GPU, 2^16 on the SIMT emulator); 2^k and 16M work");
+  run->add_option("--block", block, "threads per block (seed 000's argv[1])")->capture_default_str();
+  run->add_option("--dtype", dtype, "int32, float or double")->capture_default_str();
+  run->add_option("--op", op, "sum, min or max")->capture_default_str();
+  run->add_option("--accumulate", accumulate,
+                  "int32 only: wide (int64, cannot overflow) or wrap (the textbook's int, wraps)")
+      ->capture_default_str();
+  run->add_option("--param", param, "the kernel's knob, e.g. pmpp-coarsened's coarse factor (0: default)");
+  run->add_option("--repeats", repeats, "timed repeats (default 20 on a GPU, 3 on simt)");
+  run->add_option("--seed", seed, "input seed: values are rand() & 0xFF as seed 000 draws them")->capture_default_str();
+  run->add_flag("--hot", hot, "leave L2 warm between repeats (default: flush it)");
+  run->add_flag("--no-ceiling", no_ceiling, "skip measuring the read ceiling (for sanitizer runs)");
+  run->add_option("--format", format, "table, csv or json")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "reducelab: error: %s (see --help)\n", e.what());
+    return 2;
+  }
+
+  const auto choice = parse_backend(backend);
+  configure_simt(schedule, checks);
+  if (*list) {
+    lab::print_list(parse_format(list_format), std::cout);
+    return 0;
+  }
+  // run
+  lab::Plan plan;
+  const auto fmt_choice = parse_format(format);
+  plan.kernels = parse_kernels(kernels, &plan.all_kernels);
+  const auto d = reducelab::parse_dtype(dtype);
+  if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", dtype, reducelab::dtype_choices()));
+  plan.dtype = *d;
+  const auto o = reducelab::parse_op(op);
+  if (!o) throw UsageError(fmt::format("--op {}: unknown op; choose {}", op, reducelab::op_choices()));
+  plan.op = *o;
+  if (accumulate == "wide") plan.accumulate = gallery::Accumulate::wide;
+  else if (accumulate == "wrap") plan.accumulate = gallery::Accumulate::wrap;
+  else throw UsageError(fmt::format("--accumulate {}: choose wide or wrap", accumulate));
+  plan.block = block;
+  plan.param = param;
+  plan.seed = seed;
+  plan.flush_l2 = !hot;
+  plan.measure_ceiling = !no_ceiling;
+
+  auto device = lab::open_device(choice);
+  const auto b = device->info().backend;
+  plan.n = n_text.empty() ? lab::default_n(b) : parse_size("--n", n_text);
+  plan.repeats = repeats ? repeats : lab::default_repeats(b);
+  if (b == gallery::Backend::simt && fmt_choice == lab::Format::table)
+    std::cerr << fmt::format("reducelab: running on the SIMT emulator ({}); n = {}{}\n", device->info().chosen_because,
+                             plan.n, n_text.empty() ? " (the emulator's default; pass --n to change it)" : "");
+  const lab::RunReport report = lab::run(plan, *device);
+  lab::print_run(report, fmt_choice, std::cout);
+  return report.all_ok() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_cli(argc, argv);
+  } catch (const rl::lab::UsageError& e) {
+    std::fprintf(stderr, "reducelab: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "reducelab: error: %s\n", e.what());
+    return 1;
+  }
+}

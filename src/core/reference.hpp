@@ -1,0 +1,52 @@
+#pragma once
+// CPU references. The seeds' two host reductions, fixed for every length, and the exact
+// reference that every kernel of the lab is verified against.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "reducelab/ops.hpp"
+
+namespace rl::core {
+
+// Seed 000's recursiveReduce: interleaved pairs, data[i] += data[i + stride], halving the
+// length each round. The seed drops the last element of an odd length; here the upper half
+// starts at ceil(size/2), so an odd element is carried into the next round. Reduces in place
+// (as the seed does) and returns the sum; an empty array sums to 0.
+long long recursive_reduce(std::span<long long> data);
+
+// Seed 002's neighbored pairs on the CPU: out[i] = in[2i] + in[2i+1] each round; an odd last
+// element is carried over unpaired. Returns the sum; an empty array sums to 0.
+long long adjacent_pair_reduce(std::span<const long long> data);
+
+// Exact references: the true value of the reduction, independent of any order.
+//   integers: accumulated in 128 bits, so no n a machine can hold overflows;
+//   floating point: Neumaier's compensated sum in long double, whose error is far below one
+//   rounding of the float/double result it checks.
+struct ExactSum {
+  __int128 integer = 0;       // for integer input
+  long double real = 0;       // for floating-point input
+  long double abs_sum = 0;    // sum of |x|, for error bounds
+};
+ExactSum exact_sum(std::span<const int> x);
+ExactSum exact_sum(std::span<const float> x);
+ExactSum exact_sum(std::span<const double> x);
+
+// min/max are exact in any order; these are plain loops (NaN-free input assumed by the lab).
+template <class T, template <class> class Op>
+T reduce_serial(std::span<const T> x) {
+  Op<T> op;
+  T acc = Op<T>::identity();
+  for (T v : x) acc = op(acc, v);
+  return acc;
+}
+
+// Largest error a floating-point reduction of n terms may show against the exact sum, when
+// each term passes through at most `depth` roundings: depth * unit roundoff * sum|x|
+// (Higham, Accuracy and Stability, 4.2). The lab uses depth = 2*ceil(log2 n) + 64, which covers
+// a tree of any fan-in plus a serial per-thread stretch of up to 64 elements.
+double float_tolerance(std::size_t n, long double abs_sum, double unit_roundoff);
+std::size_t tree_depth(std::size_t n);
+
+}  // namespace rl::core

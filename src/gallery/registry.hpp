@@ -1,0 +1,97 @@
+#pragma once
+// The gallery's registry: one entry per textbook kernel. `reducelab list`, `run`, the tests and
+// the docs all iterate over it, so adding a kernel is adding an entry, never editing a switch.
+//
+// An entry has two halves. Its description (id, seed, technique, constraints...) lives in
+// registry.cpp, host code. How to launch it lives with the kernel, in the family's .cuh header,
+// and is bound once per backend (gallery/bind_cuda.cu for nvcc, gallery/bind_simt.cpp for g++):
+// both are the same template instantiated by two compilers.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reducelab/dtype.hpp"
+#include "reducelab/ops.hpp"
+
+namespace rl::gallery {
+
+using reducelab::Dtype;
+using reducelab::OpKind;
+
+enum class Backend { cuda, simt };
+std::string_view name(Backend b);
+
+// How int32 is accumulated. `wide` (the default) sums in int64 and cannot overflow for any
+// n the device holds; `wrap` is the textbook's int arithmetic, which wraps modulo 2^32 and is
+// labelled so wherever it is reported.
+enum class Accumulate { wide, wrap };
+std::string_view name(Accumulate a);
+
+// What the lab hands a kernel's launcher. All pointers are device pointers of the backend.
+struct LaunchArgs {
+  void* input = nullptr;    // n elements; their type is input_type(entry, dtype, accumulate)
+  void* scratch = nullptr;  // Entry::scratch_bytes(n, block, acc_bytes) bytes, contents undefined
+  void* result = nullptr;   // one element of the accumulator type: the reduced value lands here
+  std::size_t n = 0;
+  unsigned block = 512;
+  Dtype dtype = Dtype::int32;
+  OpKind op = OpKind::sum;
+  Accumulate accumulate = Accumulate::wide;
+  unsigned param = 0;       // the entry's knob (e.g. coarse factor); 0 means its default
+  void* stream = nullptr;   // cudaStream_t on the cuda backend; unused on simt
+};
+
+using LaunchFn = void (*)(const LaunchArgs&);
+
+struct Constraints {
+  bool pow2_block = true;         // block must be a power of two
+  unsigned min_block = 32;        // at least a warp
+  unsigned max_block = 1024;
+  unsigned items_per_thread = 1;  // each block covers block * items_per_thread elements
+  bool in_place = false;          // reduces in its input buffer: input holds accumulator type
+  bool deterministic = true;      // same bits every run (false: float atomics, races)
+  bool unsafe = false;            // has a data race on purpose (textbook lockstep warp)
+  bool gpu_only = false;          // no SIMT launcher (gpu_only_reason says why)
+  std::string_view gpu_only_reason;
+  bool is_reference = false;      // a library baseline (CUB), not a textbook kernel
+};
+
+struct Entry {
+  std::string_view id;          // what users type: "neighbored", "unroll8", ...
+  std::string_view name;        // the kernel's name as the book spells it
+  std::string_view family;      // divergence, unrolling, shared-memory, pmpp, nested, modern
+  std::string_view seed;        // seed file and section, e.g. "000 §3"
+  std::string_view technique;   // what this version changes
+  std::string_view still_slow;  // what still costs time
+  std::string_view final_pass;  // how per-block partials become one value
+  Constraints constraints;
+  // Bytes the kernel must read from global memory at size n (input element size given):
+  // the figure GB/s is computed from, declared once here.
+  std::size_t (*bytes_read)(std::size_t n, std::size_t input_bytes) = nullptr;
+  // Device scratch the launcher needs (per-block partials, counters).
+  std::size_t (*scratch_bytes)(std::size_t n, unsigned block, std::size_t acc_bytes) = nullptr;
+};
+
+const std::vector<Entry>& registry();
+const Entry* find(std::string_view id);
+std::string ids();  // "neighbored, neighbored-less, ..." for messages and --help
+
+// The launcher of an entry on a backend, or nullptr when that backend lacks it (cuda not built,
+// or the entry is gpu-only).
+LaunchFn launcher(const Entry& e, Backend b);
+
+// Element type of the input buffer an entry expects, and of its result.
+Dtype input_dtype(Dtype d);  // always the user's dtype
+std::size_t input_bytes(const Entry& e, Dtype d, Accumulate a);  // in-place kernels: acc bytes
+std::size_t accumulator_bytes(Dtype d, Accumulate a);
+
+// The launch tables each backend provides (bind_*.cpp/.cu): id -> launcher.
+struct Binding {
+  std::string_view id;
+  LaunchFn launch;
+};
+const std::vector<Binding>& simt_bindings();
+const std::vector<Binding>& cuda_bindings();  // empty when built without CUDA
+
+}  // namespace rl::gallery

@@ -1,0 +1,35 @@
+#include "lab/device.hpp"
+
+#include "lab/errors.hpp"
+
+namespace rl::lab {
+
+#if !RL_WITH_CUDA
+bool cuda_usable(std::string* why) {
+  if (why) *why = "this reducelab was built without the CUDA backend (no CUDA toolkit at build time)";
+  return false;
+}
+std::unique_ptr<Device> open_cuda_device() {
+  throw UsageError("--backend cuda: this reducelab was built without the CUDA backend");
+}
+#endif
+
+std::unique_ptr<Device> open_device(BackendChoice choice) {
+  std::string why;
+  const bool usable = choice != BackendChoice::simt && cuda_usable(&why);
+  if (choice == BackendChoice::cuda && !usable)
+    throw UsageError("--backend cuda: " + why + "; use --backend simt to run on the CPU emulator");
+  if (usable) {
+    auto d = open_cuda_device();
+    const_cast<DeviceInfo&>(d->info()).chosen_because =
+        choice == BackendChoice::automatic ? "auto: a CUDA device is present" : "asked for";
+    return d;
+  }
+  auto d = open_simt_device();
+  const_cast<DeviceInfo&>(d->info()).chosen_because =
+      choice == BackendChoice::automatic ? "auto: " + why + ", so the SIMT emulator runs the kernels"
+                                         : "asked for";
+  return d;
+}
+
+}  // namespace rl::lab

@@ -1,0 +1,224 @@
+#include "lab/report.hpp"
+
+#include <algorithm>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+
+namespace rl::lab {
+
+std::optional<Format> parse_format(std::string_view s) {
+  if (s == "table") return Format::table;
+  if (s == "csv") return Format::csv;
+  if (s == "json") return Format::json;
+  return std::nullopt;
+}
+
+namespace {
+
+bool emulated(const DeviceInfo& d) { return d.backend == Backend::simt; }
+
+// A plain-text table: columns padded to their widest cell, numbers right-aligned.
+void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                 std::ostream& out) {
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const bool left = c < 2 || c + 1 == cells.size();
+      s += left ? fmt::format("{:<{}}", cells[c], width[c]) : fmt::format("{:>{}}", cells[c], width[c]);
+      if (c + 1 < cells.size()) s += "  ";
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    out << s << '\n';
+  };
+  line(header);
+  std::string rule;
+  for (std::size_t c = 0; c < header.size(); ++c) rule += std::string(width[c], '-') + (c + 1 < header.size() ? "  " : "");
+  out << rule << '\n';
+  for (const auto& r : rows) line(r);
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string fixed(double v, int digits) { return v > 0 ? fmt::format("{:.{}f}", v, digits) : "-"; }
+
+}  // namespace
+
+std::string device_line(const DeviceInfo& d, double read_ceiling_gbs) {
+  if (emulated(d))
+    return fmt::format("device: {} | backend simt ({}) | warp {} | times are CPU emulation, not GPU figures",
+                       d.name, d.chosen_because, d.warp_size);
+  return fmt::format(
+      "device: {} (sm_{}{}) | backend cuda ({}) | {} SMs | warp {} | L2 {:.0f} MiB | theoretical {:.0f} GB/s "
+      "(memory clock {} MHz x {}-bit bus x 2) | measured read ceiling {:.0f} GB/s",
+      d.name, d.cc_major, d.cc_minor, d.chosen_because, d.sm_count, d.warp_size, d.l2_bytes / 1048576.0,
+      d.theoretical_gbs, d.memory_clock_khz / 1000, d.bus_width_bits, read_ceiling_gbs);
+}
+
+nlohmann::json to_json(const DeviceInfo& d) {
+  return {{"name", d.name},
+          {"backend", std::string(gallery::name(d.backend))},
+          {"emulated", emulated(d)},
+          {"chosen_because", d.chosen_because},
+          {"sm_count", d.sm_count},
+          {"warp_size", d.warp_size},
+          {"l2_bytes", d.l2_bytes},
+          {"memory_clock_khz", d.memory_clock_khz},
+          {"bus_width_bits", d.bus_width_bits},
+          {"theoretical_gb_per_s", d.theoretical_gbs},
+          {"global_memory_bytes", d.global_memory_bytes},
+          {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)}};
+}
+
+nlohmann::json to_json(const RunReport& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& x : r.rows)
+    rows.push_back({{"id", x.id},
+                    {"name", x.name},
+                    {"family", x.family},
+                    {"n", x.n},
+                    {"block", x.block},
+                    {"bytes_read", x.bytes_read},
+                    {"repeats", x.repeats},
+                    {"ms_median", x.ms_median},
+                    {"ms_min", x.ms_min},
+                    {"ms_max", x.ms_max},
+                    {"gb_per_s", x.gb_per_s},
+                    {"pct_of_theoretical", x.pct_of_theoretical},
+                    {"pct_of_read_ceiling", x.pct_of_read_ceiling},
+                    {"step_speedup", x.step_speedup},
+                    {"cumulative_speedup", x.cumulative_speedup},
+                    {"result", x.result},
+                    {"expected", x.expected},
+                    {"status", x.status},
+                    {"ok", x.ok},
+                    {"deterministic", x.deterministic},
+                    {"unsafe", x.unsafe},
+                    {"note", x.note}});
+  const Plan& p = r.plan;
+  return {{"device", to_json(r.device)},
+          {"backend", std::string(gallery::name(r.device.backend))},
+          {"emulated", emulated(r.device)},
+          {"read_ceiling_gb_per_s", r.read_ceiling_gbs},
+          {"n", p.n},
+          {"block", p.block},
+          {"dtype", std::string(reducelab::name(p.dtype))},
+          {"op", std::string(reducelab::name(p.op))},
+          {"accumulate", std::string(gallery::name(p.accumulate))},
+          {"repeats", p.repeats},
+          {"seed", p.seed},
+          {"l2_flushed", p.flush_l2},
+          {"all_ok", r.all_ok()},
+          {"rows", rows}};
+}
+
+void print_run(const RunReport& r, Format f, std::ostream& out) {
+  if (f == Format::json) {
+    out << to_json(r).dump(2) << '\n';
+    return;
+  }
+  const bool gpu = !emulated(r.device);
+  std::vector<std::string> header = {"kernel", "name", "block", gpu ? "ms" : "cpu_ms", "spread"};
+  if (gpu) header.insert(header.end(), {"GB/s", "%peak", "%ceiling"});
+  header.insert(header.end(), {"step", "total", "result", "expected", "status"});
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& x : r.rows) {
+    std::vector<std::string> c = {x.id, x.name, std::to_string(x.block), fixed(x.ms_median, 4),
+                                  x.ms_median > 0 ? fmt::format("{:.4f}-{:.4f}", x.ms_min, x.ms_max) : "-"};
+    if (gpu) c.insert(c.end(), {fixed(x.gb_per_s, 1), fixed(x.pct_of_theoretical, 1), fixed(x.pct_of_read_ceiling, 1)});
+    std::string status = x.status;
+    if (!x.note.empty()) status += " (" + x.note + ")";
+    c.insert(c.end(), {x.step_speedup > 0 ? fmt::format("{:.2f}x", x.step_speedup) : "-",
+                       x.cumulative_speedup > 0 ? fmt::format("{:.2f}x", x.cumulative_speedup) : "-",
+                       x.result.empty() ? "-" : x.result, x.expected, status});
+    rows.push_back(std::move(c));
+  }
+  if (f == Format::csv) {
+    for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(header[i]);
+    out << '\n';
+    for (const auto& c : rows) {
+      for (std::size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << csv_cell(c[i]);
+      out << '\n';
+    }
+    return;
+  }
+  out << device_line(r.device, r.read_ceiling_gbs) << '\n';
+  const Plan& p = r.plan;
+  out << fmt::format("n = {} | dtype {} | op {} | accumulate {} | {} repeats, median{} | seed {}\n\n", p.n,
+                     reducelab::name(p.dtype), reducelab::name(p.op), gallery::name(p.accumulate), p.repeats,
+                     gpu ? (p.flush_l2 ? ", L2 flushed between repeats" : ", L2 warm") : "", p.seed);
+  print_table(header, rows, out);
+  const auto bad = std::count_if(r.rows.begin(), r.rows.end(), [](const Row& x) { return !x.ok && x.status != "skipped"; });
+  out << '\n' << (bad ? fmt::format("{} row(s) failed verification or errored", bad) : "all rows verified") << '\n';
+}
+
+nlohmann::json registry_json() {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& e : gallery::registry()) {
+    const auto& c = e.constraints;
+    arr.push_back({{"id", e.id},
+                   {"name", e.name},
+                   {"family", e.family},
+                   {"seed", e.seed},
+                   {"technique", e.technique},
+                   {"still_slow", e.still_slow},
+                   {"final_pass", e.final_pass},
+                   {"constraints",
+                    {{"pow2_block", c.pow2_block},
+                     {"min_block", c.min_block},
+                     {"max_block", c.max_block},
+                     {"items_per_thread", c.items_per_thread},
+                     {"in_place", c.in_place},
+                     {"deterministic", c.deterministic},
+                     {"unsafe", c.unsafe},
+                     {"gpu_only", c.gpu_only},
+                     {"gpu_only_reason", c.gpu_only_reason},
+                     {"is_reference", c.is_reference}}},
+                   {"bytes_read_per_element", e.bytes_read ? static_cast<double>(e.bytes_read(1 << 20, 4)) / (1 << 20) / 4 : 1.0},
+                   {"backends",
+                    {{"cuda", gallery::launcher(e, Backend::cuda) != nullptr},
+                     {"simt", gallery::launcher(e, Backend::simt) != nullptr}}}});
+  }
+  return {{"kernels", arr}};
+}
+
+void print_list(Format f, std::ostream& out) {
+  if (f == Format::json) {
+    out << registry_json().dump(2) << '\n';
+    return;
+  }
+  std::vector<std::string> header = {"id", "name", "family", "seed", "block", "technique", "still slow"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& e : gallery::registry()) {
+    const auto& c = e.constraints;
+    std::string block = fmt::format("{}{}..{}", c.pow2_block ? "2^k " : "", c.min_block, c.max_block);
+    std::string tech(e.technique);
+    if (c.unsafe) tech = "[UNSAFE: data race] " + tech;
+    if (c.gpu_only) tech = "[GPU only] " + tech;
+    rows.push_back({std::string(e.id), std::string(e.name), std::string(e.family), std::string(e.seed), block,
+                    tech, std::string(e.still_slow)});
+  }
+  if (f == Format::csv) {
+    for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(header[i]);
+    out << '\n';
+    for (const auto& c : rows) {
+      for (std::size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << csv_cell(c[i]);
+      out << '\n';
+    }
+    return;
+  }
+  print_table(header, rows, out);
+}
+
+}  // namespace rl::lab

@@ -1,0 +1,25 @@
+#pragma once
+// Tables, CSV and JSON for what the lab produced. Field names are snake_case and stable;
+// docs/json.md documents them.
+#include <iosfwd>
+#include <optional>
+#include <string_view>
+
+#include "gallery/registry.hpp"
+#include "lab/run.hpp"
+#include "nlohmann/json.hpp"
+
+namespace rl::lab {
+
+enum class Format { table, csv, json };
+std::optional<Format> parse_format(std::string_view s);
+
+nlohmann::json to_json(const DeviceInfo& d);
+nlohmann::json to_json(const RunReport& r);
+nlohmann::json registry_json();
+
+void print_run(const RunReport& r, Format f, std::ostream& out);
+void print_list(Format f, std::ostream& out);
+std::string device_line(const DeviceInfo& d, double read_ceiling_gbs);
+
+}  // namespace rl::lab

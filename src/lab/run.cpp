@@ -1,0 +1,207 @@
+#include "lab/run.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <exception>
+
+#include "fmt/format.h"
+#include "lab/errors.hpp"
+#include "lab/verify.hpp"
+
+namespace rl::lab {
+
+std::size_t default_n(Backend b) { return b == Backend::cuda ? std::size_t(1) << 24 : std::size_t(1) << 16; }
+int default_repeats(Backend b) { return b == Backend::cuda ? 20 : 3; }
+
+bool RunReport::all_ok() const {
+  return std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.ok || r.status == "skipped"; });
+}
+
+std::string incompatibility(const gallery::Entry& e, unsigned block, Backend backend,
+                            const DeviceInfo& device) {
+  const auto& c = e.constraints;
+  if (backend == Backend::simt && c.gpu_only) return fmt::format("GPU only: {}", c.gpu_only_reason);
+  if (!gallery::launcher(e, backend))
+    return backend == Backend::cuda ? "not built into this binary's CUDA backend"
+                                    : "no SIMT launcher";
+  if (c.pow2_block && !std::has_single_bit(block))
+    return fmt::format("block {} is not a power of two, which {} needs", block, e.name);
+  if (block < c.min_block || block > c.max_block)
+    return fmt::format("block {} is outside {}..{}, the range {} takes", block, c.min_block,
+                       c.max_block, e.name);
+  if (block > static_cast<unsigned>(device.max_threads_per_block))
+    return fmt::format("block {} is over the device's limit of {} threads", block,
+                       device.max_threads_per_block);
+  return {};
+}
+
+void validate(const Plan& plan, Device& device) {
+  const DeviceInfo& info = device.info();
+  if (plan.n == 0) throw UsageError("--n 0: there is nothing to reduce; give n >= 1");
+  if (plan.repeats < 1) throw UsageError(fmt::format("--repeats {}: give at least 1", plan.repeats));
+  if (plan.block < static_cast<unsigned>(info.warp_size))
+    throw UsageError(fmt::format("--block {}: under one warp ({} threads); give {}..{}", plan.block,
+                                 info.warp_size, info.warp_size, info.max_threads_per_block));
+  if (plan.block > static_cast<unsigned>(info.max_threads_per_block))
+    throw UsageError(fmt::format("--block {}: over the device's limit of {} threads per block",
+                                 plan.block, info.max_threads_per_block));
+  if (plan.kernels.empty()) throw UsageError("--kernels: no kernel selected");
+  if (plan.accumulate == Accumulate::wrap && plan.dtype != Dtype::int32)
+    throw UsageError(fmt::format("--accumulate wrap: only int32 wraps; {} accumulates in its own type",
+                                 reducelab::name(plan.dtype)));
+  if (!plan.all_kernels)
+    for (const auto* e : plan.kernels)
+      if (auto why = incompatibility(*e, plan.block, info.backend, info); !why.empty())
+        throw UsageError(fmt::format("--kernels {}: {}", e->id, why));
+  // Memory: the input (twice for in-place kernels, which need a pristine copy), scratch, result.
+  std::size_t need = 0;
+  for (const auto* e : plan.kernels) {
+    const std::size_t in = gallery::input_bytes(*e, plan.dtype, plan.accumulate);
+    const std::size_t acc = gallery::accumulator_bytes(plan.dtype, plan.accumulate);
+    const std::size_t scratch = e->scratch_bytes ? e->scratch_bytes(plan.n, plan.block, acc) : 0;
+    need = std::max(need, plan.n * in * (e->constraints.in_place ? 2 : 1) + scratch + acc);
+  }
+  const std::size_t free = device.free_memory();
+  if (need > free)
+    throw UsageError(fmt::format("--n {}: needs {:.2f} GiB of device memory, {:.2f} GiB are free",
+                                 plan.n, need / 1073741824.0, free / 1073741824.0));
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+Row run_one(const gallery::Entry& e, const Plan& plan, Device& device, const HostArray& input,
+            const Expected& expected) {
+  Row row;
+  row.id = e.id;
+  row.name = e.name;
+  row.family = e.family;
+  row.n = plan.n;
+  row.block = plan.block;
+  row.unsafe = e.constraints.unsafe;
+  row.expected = expected.text;
+  const DeviceInfo& info = device.info();
+  if (auto why = incompatibility(e, plan.block, info.backend, info); !why.empty()) {
+    row.status = "skipped";
+    row.note = why;
+    return row;
+  }
+  const gallery::LaunchFn launch = gallery::launcher(e, info.backend);
+  const std::size_t in_bytes = gallery::input_bytes(e, plan.dtype, plan.accumulate);
+  const std::size_t acc_bytes = gallery::accumulator_bytes(plan.dtype, plan.accumulate);
+  row.bytes_read = e.bytes_read ? e.bytes_read(plan.n, in_bytes) : plan.n * in_bytes;
+
+  try {
+    // In-place kernels destroy their input: keep a pristine copy and restore it (untimed).
+    const bool in_place = e.constraints.in_place;
+    std::vector<unsigned char> converted;
+    const void* host = input.bytes.data();
+    if (in_place && in_bytes != input.element_bytes) {
+      converted = to_accumulator(input, plan.accumulate);
+      host = converted.data();
+    }
+    Buffer work(device, plan.n * in_bytes);
+    Buffer pristine = in_place ? Buffer(device, plan.n * in_bytes) : Buffer();
+    Buffer scratch(device, e.scratch_bytes ? std::max<std::size_t>(e.scratch_bytes(plan.n, plan.block, acc_bytes), 1) : 1);
+    Buffer result(device, acc_bytes);
+    device.upload(work.get(), host, plan.n * in_bytes);
+    if (in_place) device.copy(pristine.get(), work.get(), plan.n * in_bytes);
+
+    gallery::LaunchArgs args;
+    args.input = work.get();
+    args.scratch = scratch.get();
+    args.result = result.get();
+    args.n = plan.n;
+    args.block = plan.block;
+    args.dtype = plan.dtype;
+    args.op = plan.op;
+    args.accumulate = plan.accumulate;
+    args.param = plan.param;
+    args.stream = device.stream();
+
+    std::vector<unsigned char> got(acc_bytes), first(acc_bytes);
+    bool all_ok = true;
+    std::string first_bad;
+    std::vector<double> times;
+    for (int rep = -1; rep < plan.repeats; ++rep) {  // rep -1 is the warm-up, verified not timed
+      if (in_place && rep >= 0) device.copy(work.get(), pristine.get(), plan.n * in_bytes);
+      device.fill(result.get(), 0xFF, acc_bytes);  // poison: an unwritten result cannot pass
+      if (plan.flush_l2) device.flush_l2();
+      if (rep < 0) {
+        launch(args);
+        device.synchronize();
+      } else {
+        times.push_back(device.time_ms([&] { launch(args); }));
+      }
+      device.download(got.data(), result.get(), acc_bytes);
+      const Verdict v = check(expected, got.data(), plan.dtype, plan.accumulate);
+      if (rep < 0) {
+        first = got;
+        row.result = v.text;
+      } else if (got != first) {
+        row.deterministic = false;
+      }
+      if (!v.ok && all_ok) {
+        all_ok = false;
+        first_bad = v.text;
+      }
+    }
+    row.repeats = plan.repeats;
+    row.ms_median = median(times);
+    row.ms_min = *std::min_element(times.begin(), times.end());
+    row.ms_max = *std::max_element(times.begin(), times.end());
+    if (info.backend == Backend::cuda && row.ms_median > 0) {
+      row.gb_per_s = row.bytes_read / (row.ms_median * 1e-3) / 1e9;
+      if (info.theoretical_gbs > 0) row.pct_of_theoretical = 100.0 * row.gb_per_s / info.theoretical_gbs;
+    }
+    row.ok = all_ok;
+    row.status = all_ok ? "ok" : "MISMATCH";
+    if (!all_ok && first_bad != row.result) row.result = first_bad;
+    std::string note = device.take_diagnostics();
+    if (!row.deterministic) note += std::string(note.empty() ? "" : "; ") + "results differ between repeats";
+    if (expected.wraps) note += std::string(note.empty() ? "" : "; ") + "int32 arithmetic, wraps modulo 2^32";
+    row.note = note;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& ex) {
+    row.status = "error";
+    row.ok = false;
+    row.note = ex.what();
+    device.take_diagnostics();
+  }
+  return row;
+}
+
+}  // namespace
+
+RunReport run(const Plan& plan, Device& device) {
+  validate(plan, device);
+  RunReport report;
+  report.device = device.info();
+  report.plan = plan;
+  if (device.info().backend == Backend::cuda && plan.measure_ceiling) report.read_ceiling_gbs = device.read_ceiling_gbs();
+  const HostArray input = make_input(plan.dtype, plan.n, plan.seed);
+  const Expected expected = expect(input, plan.op, plan.accumulate);
+  for (const auto* e : plan.kernels) report.rows.push_back(run_one(*e, plan, device, input, expected));
+
+  // Speedups: against the previous timed row, and against reduceNeighbored (the first rung).
+  double baseline = 0, previous = 0;
+  for (const auto& r : report.rows)
+    if (r.id == "neighbored" && r.ms_median > 0) baseline = r.ms_median;
+  for (auto& r : report.rows) {
+    if (r.ms_median <= 0) continue;
+    if (report.read_ceiling_gbs > 0) r.pct_of_read_ceiling = 100.0 * r.gb_per_s / report.read_ceiling_gbs;
+    if (previous > 0) r.step_speedup = previous / r.ms_median;
+    if (baseline > 0) r.cumulative_speedup = baseline / r.ms_median;
+    previous = r.ms_median;
+  }
+  return report;
+}
+
+}  // namespace rl::lab

@@ -1,0 +1,139 @@
+#pragma once
+// One vocabulary for kernels, two compilers.
+//
+// Every kernel header of reducelab includes this file and nothing else of a backend. Under nvcc
+// the names below are CUDA itself; under g++ they come from the SIMT runtime (simt/runtime.hpp),
+// which runs each thread of a block as a fiber and checks what a GPU cannot check for you.
+//
+// What a kernel may use, beyond plain CUDA C++ (threadIdx, __syncthreads, __shfl_*_sync,
+// __ballot_sync, __reduce_*_sync, atomics, __threadfence, cooperative groups tiles):
+//
+//   rl::gmem<T>      a pointer into global memory. T* on the GPU; on SIMT a checked pointer
+//                    whose every access is bounds-checked against the allocation and recorded
+//                    for race checks and counts. Kernel parameters that point at device buffers
+//                    use it; arithmetic (p + i, p[i], &p[i], *p) works as with T*.
+//   rl::smem<T>      a pointer into shared memory, made from a __shared__ array:
+//                      __shared__ T cache_storage[N];
+//                      rl::smem<T> cache = cache_storage;
+//   rl::vmem<T>      the textbook's `volatile T*` view (warp-synchronous code). On SIMT it is
+//                    the same checked pointer: volatile changes nothing about the race.
+//   RL_DYNAMIC_SHARED(T, name)   `extern __shared__` storage of the launch's dynamic size,
+//                    as an rl::smem<T> called `name`.
+//   rl::launch(kernel, cfg, args...)   a host-side launch that works on both backends (no
+//                    <<<>>> outside .cu files); checks the launch and throws rl::CudaError or
+//                    simt::KernelError on failure.
+//   RL_TAIL_LAUNCH(kernel, grid, block, args...)   a device-side launch that starts after the
+//                    launching grid has finished (CUDA 13's dynamic parallelism: tail launch).
+//
+// Values loaded through gmem/smem on SIMT are proxies: write `T v = p[i];`, never `auto v`.
+#include <cstddef>
+#include <cstdint>
+
+#include "reducelab/config.hpp"
+
+#if defined(__CUDACC__)
+
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#define RL_SIMT 0
+
+namespace rl {
+template <class T>
+using gmem = T*;
+template <class T>
+using smem = T*;
+template <class T>
+using vmem = volatile T*;
+
+using stream_t = cudaStream_t;
+
+// Thrown by the checking macro below; tools catch it at the edge.
+class CudaError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* what, const char* file,
+                                          int line) {
+  throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + what + " failed: " +
+                  cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+}
+}  // namespace rl
+
+#define RL_CUDA_CHECK(call)                                                    \
+  do {                                                                         \
+    cudaError_t rl_err_ = (call);                                              \
+    if (rl_err_ != cudaSuccess) ::rl::throw_cuda_error(rl_err_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+#define RL_DYNAMIC_SHARED(T, name)                                    \
+  extern __shared__ __align__(16) unsigned char rl_dynamic_smem_[];  \
+  ::rl::smem<T> name = reinterpret_cast<T*>(rl_dynamic_smem_)
+
+#define RL_TAIL_LAUNCH(kernel, grid, block, ...) \
+  kernel<<<(grid), (block), 0, cudaStreamTailLaunch>>>(__VA_ARGS__)
+
+namespace rl {
+
+struct LaunchConfig {
+  dim3 grid;
+  dim3 block;
+  std::size_t shared_bytes = 0;
+  stream_t stream = nullptr;
+  const char* name = "kernel";
+};
+
+// Host-side launch through cudaLaunchKernel: arguments are converted to the kernel's parameter
+// types first, so the kernel sees exactly what a <<<>>> launch would give it.
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), const LaunchConfig& cfg, Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args), "wrong number of kernel arguments");
+  auto launch_with = [&](Params... converted) {
+    void* slots[] = {static_cast<void*>(&converted)..., nullptr};
+    cudaError_t err = cudaLaunchKernel(reinterpret_cast<const void*>(kernel), cfg.grid, cfg.block,
+                                       slots, cfg.shared_bytes, cfg.stream);
+    if (err != cudaSuccess)
+      throw CudaError(std::string("launch of ") + cfg.name + " failed: " + cudaGetErrorName(err) +
+                      " (" + cudaGetErrorString(err) + ")");
+    err = cudaGetLastError();
+    if (err != cudaSuccess)
+      throw CudaError(std::string("launch of ") + cfg.name + " failed: " + cudaGetErrorName(err) +
+                      " (" + cudaGetErrorString(err) + ")");
+  };
+  launch_with(static_cast<Params>(std::forward<Args>(args))...);
+}
+
+}  // namespace rl
+
+#else  // the SIMT backend
+
+#include "simt/runtime.hpp"
+
+#define RL_SIMT 1
+
+namespace rl {
+template <class T>
+using gmem = ::simt::ptr<T>;
+template <class T>
+using smem = ::simt::ptr<T>;
+template <class T>
+using vmem = ::simt::ptr<T>;
+
+using stream_t = void*;
+using LaunchConfig = ::simt::LaunchConfig;
+using ::simt::launch;
+}  // namespace rl
+
+#define RL_DYNAMIC_SHARED(T, name) ::rl::smem<T> name = ::simt::dynamic_shared<T>()
+
+#define RL_TAIL_LAUNCH(kernel, grid, block, ...) \
+  ::simt::tail_launch(#kernel, kernel, (grid), (block), __VA_ARGS__)
+
+#endif
+
+namespace cg = cooperative_groups;
