@@ -32,6 +32,7 @@ class SimtDevice final : public Device {
     info_.warp_size = 32;
     info_.max_threads_per_block = 1024;
     info_.global_memory_bytes = std::size_t(8) << 30;  // what the lab lets the emulator hold
+    simt::reset_accumulated_report();
   }
   const DeviceInfo& info() const override { return info_; }
   DeviceInfo& mutable_info() { return info_; }
@@ -50,23 +51,20 @@ class SimtDevice final : public Device {
     const auto t0 = std::chrono::steady_clock::now();
     work();
     const auto t1 = std::chrono::steady_clock::now();
-    collect();
     return std::chrono::duration<double, std::milli>(t1 - t0).count();
   }
   double read_ceiling_gbs() override { return 0; }
   std::string take_diagnostics() override {
-    collect();
-    return std::exchange(diagnostics_, {});
+    // Every launch since the last call: a launcher runs its kernel and then the final pass.
+    const simt::LaunchReport report = simt::accumulated_report();
+    simt::reset_accumulated_report();
+    if (!report.has_races()) return {};
+    return "race reported (" + std::to_string(report.races_found) + " racing pairs): " +
+           (report.races.empty() ? std::string("-") : report.races.front().message);
   }
 
  private:
-  void collect() {
-    const auto& report = simt::last_launch_report();
-    if (report.race_count > 0 && diagnostics_.empty())
-      diagnostics_ = "race reported (" + std::to_string(report.race_count) + "): " + report.first_race();
-  }
   DeviceInfo info_;
-  std::string diagnostics_;
 };
 
 }  // namespace

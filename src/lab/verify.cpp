@@ -13,7 +13,8 @@ namespace {
 
 std::string show(long double v, Dtype dtype) {
   if (dtype == Dtype::int32) return fmt::format("{}", static_cast<long long>(v));
-  return fmt::format(dtype == Dtype::float32 ? "{:.9g}" : "{:.17g}", static_cast<double>(v));
+  // Enough digits to round-trip the type: 9 for float, 17 for double.
+  return fmt::format("{:.{}g}", static_cast<double>(v), dtype == Dtype::float32 ? 9 : 17);
 }
 
 template <class T>
