@@ -55,6 +55,9 @@ struct Constraints {
   bool gpu_only = false;          // no SIMT launcher (gpu_only_reason says why)
   std::string_view gpu_only_reason;
   bool is_reference = false;      // a library baseline (CUB), not a textbook kernel
+  // Combines block values into the result with atomics (PMPP 10.7/10.8): the order of float
+  // and double sums then varies run to run; integer results and min/max stay exact.
+  bool float_atomics = false;
 };
 
 struct Entry {
@@ -71,6 +74,9 @@ struct Entry {
   std::size_t (*bytes_read)(std::size_t n, std::size_t input_bytes) = nullptr;
   // Device scratch the launcher needs (per-block partials, counters).
   std::size_t (*scratch_bytes)(std::size_t n, unsigned block, std::size_t acc_bytes) = nullptr;
+  // What LaunchArgs::param selects for this entry, with its choices and default; "" when the
+  // entry has no knob (param is then ignored).
+  std::string_view param;
 };
 
 const std::vector<Entry>& registry();
@@ -85,6 +91,10 @@ LaunchFn launcher(const Entry& e, Backend b);
 Dtype input_dtype(Dtype d);  // always the user's dtype
 std::size_t input_bytes(const Entry& e, Dtype d, Accumulate a);  // in-place kernels: acc bytes
 std::size_t accumulator_bytes(Dtype d, Accumulate a);
+
+// Whether an entry gives the same bits on every run for this dtype and op: false for the unsafe
+// entries, and for float/double sums of the entries that combine with float atomics.
+bool deterministic(const Entry& e, Dtype d, OpKind op);
 
 // The launch tables each backend provides (bind_*.cpp/.cu): id -> launcher.
 struct Binding {
