@@ -59,6 +59,15 @@ std::size_t parse_size(const std::string& flag, const std::string& s) {
   throw bad();
 }
 
+// "W" or "WxH", each a positive size.
+analysis::Extent2 parse_extent(const std::string& flag, const std::string& s) {
+  const auto x = s.find('x');
+  analysis::Extent2 e;
+  e.x = parse_size(flag, s.substr(0, x));
+  e.y = x == std::string::npos ? 1 : parse_size(flag, s.substr(x + 1));
+  return e;
+}
+
 std::vector<const gallery::Entry*> parse_kernels(const std::string& spec, bool* all) {
   std::vector<const gallery::Entry*> out;
   *all = spec == "all";
@@ -100,6 +109,7 @@ void configure_simt(const std::string& schedule, const std::string& checks) {
 int run_cli(int argc, char** argv) {
   CLI::App app{"reducelab: parallel reduction on NVIDIA GPUs, done right and explained"};
   app.require_subcommand(1);
+  app.fallthrough();  // --backend and --simt-* may come before or after the subcommand
   std::string backend = "auto";
   app.add_option("--backend", backend, "auto (cuda when a GPU is present, else simt), cuda or simt")
       ->capture_default_str();
@@ -114,6 +124,13 @@ int run_cli(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "print the kernel gallery (the registry)");
   std::string list_format = "table";
   list->add_option("--format", list_format, "table, csv or json")->capture_default_str();
+
+  auto* divergence = app.add_subcommand(
+      "divergence", "count warps that diverge on a boundary check x < W && y < H (seed 003), per grid region");
+  std::string extent_text, dblock_text = "16x16", dformat = "table";
+  divergence->add_option("--extent", extent_text, "W or WxH: the data the threads test against")->required();
+  divergence->add_option("--block", dblock_text, "BX or BXxBY threads per block")->capture_default_str();
+  divergence->add_option("--format", dformat, "table, csv or json")->capture_default_str();
 
   auto* run = app.add_subcommand("run", "verify and time gallery kernels side by side");
   std::string kernels = "all", n_text, dtype = "int32", op = "sum", format = "table", accumulate = "wide";
@@ -152,6 +169,15 @@ int run_cli(int argc, char** argv) {
     lab::print_list(parse_format(list_format), std::cout);
     return 0;
   }
+  if (*divergence) {
+    const auto extent = parse_extent("--extent", extent_text), block2 = parse_extent("--block", dblock_text);
+    try {
+      lab::print_divergence(analysis::boundary_divergence(extent, block2), parse_format(dformat), std::cout);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    return 0;
+  }
   // run
   lab::Plan plan;
   const auto fmt_choice = parse_format(format);
@@ -175,6 +201,7 @@ int run_cli(int argc, char** argv) {
   const auto b = device->info().backend;
   plan.n = n_text.empty() ? lab::default_n(b) : parse_size("--n", n_text);
   plan.repeats = repeats ? repeats : lab::default_repeats(b);
+  lab::validate(plan, *device);  // bad input fails before anything else is printed
   if (b == gallery::Backend::simt && fmt_choice == lab::Format::table)
     std::cerr << fmt::format("reducelab: running on the SIMT emulator ({}); n = {}{}\n", device->info().chosen_because,
                              plan.n, n_text.empty() ? " (the emulator's default; pass --n to change it)" : "");

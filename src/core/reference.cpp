@@ -67,7 +67,7 @@ std::size_t tree_depth(std::size_t n) {
 }
 
 double float_tolerance(std::size_t n, long double abs_sum, double unit_roundoff) {
-  const double depth = 2.0 * static_cast<double>(tree_depth(n)) + 64.0;
+  const double depth = 2.0 * static_cast<double>(tree_depth(n)) + 64.0 + std::ceil(std::sqrt(static_cast<double>(n)));
   return depth * unit_roundoff * static_cast<double>(abs_sum);
 }
 

@@ -44,8 +44,9 @@ T reduce_serial(std::span<const T> x) {
 
 // Largest error a floating-point reduction of n terms may show against the exact sum, when
 // each term passes through at most `depth` roundings: depth * unit roundoff * sum|x|
-// (Higham, Accuracy and Stability, 4.2). The lab uses depth = 2*ceil(log2 n) + 64, which covers
-// a tree of any fan-in plus a serial per-thread stretch of up to 64 elements.
+// (Higham, Accuracy and Stability, 4.2). The lab uses depth = 2*ceil(log2 n) + 64 + ceil(sqrt n):
+// a tree of any fan-in, plus serial stretches (a thread's grid-stride run, a chain of atomic
+// adds into one result) of up to sqrt(n) terms.
 double float_tolerance(std::size_t n, long double abs_sum, double unit_roundoff);
 std::size_t tree_depth(std::size_t n);
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include "analysis/divergence.hpp"
 #include "gallery/registry.hpp"
 #include "lab/run.hpp"
 #include "nlohmann/json.hpp"
@@ -20,6 +21,7 @@ nlohmann::json registry_json();
 
 void print_run(const RunReport& r, Format f, std::ostream& out);
 void print_list(Format f, std::ostream& out);
+void print_divergence(const analysis::DivergenceReport& r, Format f, std::ostream& out);
 std::string device_line(const DeviceInfo& d, double read_ceiling_gbs);
 
 }  // namespace rl::lab

@@ -94,6 +94,6 @@ TEST(FloatTolerance, GrowsWithDepthAndMagnitude) {
   EXPECT_EQ(rl::core::tree_depth(1 << 24), 24u);
   EXPECT_EQ(rl::core::tree_depth((1 << 24) + 1), 25u);
   const double t = rl::core::float_tolerance(1 << 24, 1e9L, 0x1p-24);
-  EXPECT_NEAR(t, (2 * 24 + 64) * 0x1p-24 * 1e9, 1e-6);
+  EXPECT_NEAR(t, (2 * 24 + 64 + 4096) * 0x1p-24 * 1e9, 1e-6);
 }
 }  // namespace

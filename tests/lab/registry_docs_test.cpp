@@ -25,7 +25,7 @@ std::vector<std::pair<std::string, std::string>> gallery_rows(const std::string&
   std::vector<std::pair<std::string, std::string>> rows;
   if (begin == std::string::npos || end == std::string::npos) return rows;
   const std::string table = text.substr(begin, end - begin);
-  const std::regex row(R"(\|\s*`([a-z0-9-]+)`\s*\|\s*`([A-Za-z0-9_<>]+)`)");
+  const std::regex row(R"(\|\s*`([a-z0-9-]+)`\s*\|\s*`([A-Za-z0-9_<>:]+)`)");
   for (auto it = std::sregex_iterator(table.begin(), table.end(), row); it != std::sregex_iterator(); ++it)
     rows.emplace_back((*it)[1], (*it)[2]);
   return rows;

@@ -60,9 +60,12 @@ TEST(Validate, AllKernelsSkipsWhatCannotRunInsteadOfFailing) {
   p.repeats = 1;
   const auto report = lab::run(p, *device);
   ASSERT_EQ(report.rows.size(), gallery::registry().size());
+  EXPECT_TRUE(report.all_ok());
   for (const auto& r : report.rows) {
     if (r.status == "skipped") {
       EXPECT_FALSE(r.note.empty()) << r.id;
+    } else if (r.unsafe) {  // the textbook's lockstep warp: its race must be reported
+      EXPECT_NE(r.note.find("race reported"), std::string::npos) << r.id << ": " << r.note;
     } else {
       EXPECT_TRUE(r.ok) << r.id << ": " << r.status << " " << r.note << " got " << r.result << " want " << r.expected;
     }
