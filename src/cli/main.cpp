@@ -9,6 +9,7 @@
 #include "fmt/format.h"
 #include "gallery/registry.hpp"
 #include "lab/device.hpp"
+#include "lab/divergence_run.hpp"
 #include "lab/errors.hpp"
 #include "lab/report.hpp"
 #include "lab/run.hpp"
@@ -172,7 +173,8 @@ int run_cli(int argc, char** argv) {
   if (*divergence) {
     const auto extent = parse_extent("--extent", extent_text), block2 = parse_extent("--block", dblock_text);
     try {
-      lab::print_divergence(analysis::boundary_divergence(extent, block2), parse_format(dformat), std::cout);
+      const auto report = analysis::boundary_divergence(extent, block2);  // validates first
+      lab::print_divergence(report, lab::executed_boundary_divergence(extent, block2), parse_format(dformat), std::cout);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }

@@ -21,8 +21,9 @@ namespace {
 bool emulated(const DeviceInfo& d) { return d.backend == Backend::simt; }
 
 // A plain-text table: columns padded to their widest cell, numbers right-aligned.
+// The first `left` columns (names) align left, the rest (numbers) right.
 void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-                 std::ostream& out) {
+                 std::ostream& out, std::size_t left = 2) {
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
   for (const auto& r : rows)
@@ -30,8 +31,8 @@ void print_table(const std::vector<std::string>& header, const std::vector<std::
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      const bool left = c < 2 || c + 1 == cells.size();
-      s += left ? fmt::format("{:<{}}", cells[c], width[c]) : fmt::format("{:>{}}", cells[c], width[c]);
+      const bool align_left = c < left || c + 1 == cells.size();
+      s += align_left ? fmt::format("{:<{}}", cells[c], width[c]) : fmt::format("{:>{}}", cells[c], width[c]);
       if (c + 1 < cells.size()) s += "  ";
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
@@ -230,7 +231,8 @@ void print_list(Format f, std::ostream& out) {
   print_table(header, rows, out);
 }
 
-void print_divergence(const analysis::DivergenceReport& r, Format f, std::ostream& out) {
+void print_divergence(const analysis::DivergenceReport& r, std::optional<std::uint64_t> executed, Format f,
+                      std::ostream& out) {
   if (f == Format::json) {
     nlohmann::json regions = nlohmann::json::array();
     for (const auto& c : r.regions)
@@ -242,6 +244,7 @@ void print_divergence(const analysis::DivergenceReport& r, Format f, std::ostrea
                           {"warps_per_block", r.warps_per_block},
                           {"total_warps", r.total_warps},
                           {"divergent_warps", r.divergent_warps},
+                          {"executed_divergent_warps", executed ? nlohmann::json(*executed) : nlohmann::json(nullptr)},
                           {"regions", regions}}
                .dump(2)
         << '\n';
@@ -262,9 +265,14 @@ void print_divergence(const analysis::DivergenceReport& r, Format f, std::ostrea
   out << fmt::format("extent {}x{}, block {}x{}, grid {}x{}, {} warps per block; threads test x < {} && y < {}\n\n",
                      r.extent.x, r.extent.y, r.block.x, r.block.y, r.grid.x, r.grid.y, r.warps_per_block, r.extent.x,
                      r.extent.y);
-  print_table(header, rows, out);
+  print_table(header, rows, out, 1);
   out << fmt::format("\n{} of {} warps diverge ({:.1f}%)\n", r.divergent_warps, r.total_warps,
                      100.0 * r.divergent_warps / r.total_warps);
+  if (executed)
+    out << fmt::format("executed on the SIMT backend (boundaryCheck2D with a probe in the branch): {} divergent warps{}\n",
+                       *executed, *executed == r.divergent_warps ? ", the same" : ", WHICH DIFFERS");
+  else
+    out << "not executed on the SIMT backend: the extent is over 2^24 elements\n";
 }
 
 }  // namespace rl::lab

@@ -21,7 +21,9 @@ nlohmann::json registry_json();
 
 void print_run(const RunReport& r, Format f, std::ostream& out);
 void print_list(Format f, std::ostream& out);
-void print_divergence(const analysis::DivergenceReport& r, Format f, std::ostream& out);
+// `executed`: the count from running boundaryCheck2D on the SIMT backend, when it ran.
+void print_divergence(const analysis::DivergenceReport& r, std::optional<std::uint64_t> executed, Format f,
+                      std::ostream& out);
 std::string device_line(const DeviceInfo& d, double read_ceiling_gbs);
 
 }  // namespace rl::lab
