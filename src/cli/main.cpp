@@ -133,6 +133,18 @@ int run_cli(int argc, char** argv) {
   divergence->add_option("--block", dblock_text, "BX or BXxBY threads per block")->capture_default_str();
   divergence->add_option("--format", dformat, "table, csv or json")->capture_default_str();
 
+  auto* explain = app.add_subcommand(
+      "explain", "per-step counts of one kernel on the SIMT backend: active lanes, divergence, memory requests, bank conflicts");
+  std::string ekernel, en_text = "2048", edtype = "float", eop = "sum", eformat = "table";
+  unsigned eblock = 256;
+  explain->add_option("kernel", ekernel, "a kernel id (see `reducelab list`)")->required();
+  explain->add_option("--n", en_text, "elements")->capture_default_str();
+  explain->add_option("--block", eblock, "threads per block")->capture_default_str();
+  explain->add_option("--dtype", edtype, "int32, float or double (4-byte float by default, as the seeds count)")
+      ->capture_default_str();
+  explain->add_option("--op", eop, "sum, min or max")->capture_default_str();
+  explain->add_option("--format", eformat, "table, csv or json")->capture_default_str();
+
   auto* run = app.add_subcommand("run", "verify and time gallery kernels side by side");
   std::string kernels = "all", n_text, dtype = "int32", op = "sum", format = "table", accumulate = "wide";
   unsigned block = 512, param = 0;
@@ -168,6 +180,25 @@ int run_cli(int argc, char** argv) {
   configure_simt(schedule, checks);
   if (*list) {
     lab::print_list(parse_format(list_format), std::cout);
+    return 0;
+  }
+  if (*explain) {
+    lab::Plan plan;
+    bool all = false;
+    plan.kernels = parse_kernels(ekernel, &all);
+    if (all || plan.kernels.size() != 1) throw UsageError(fmt::format("explain {}: name one kernel", ekernel));
+    plan.n = parse_size("--n", en_text);
+    plan.block = eblock;
+    const auto d = reducelab::parse_dtype(edtype);
+    if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", edtype, reducelab::dtype_choices()));
+    plan.dtype = *d;
+    const auto o = reducelab::parse_op(eop);
+    if (!o) throw UsageError(fmt::format("--op {}: unknown op; choose {}", eop, reducelab::op_choices()));
+    plan.op = *o;
+    if (choice == lab::BackendChoice::cuda)
+      throw UsageError("explain --backend cuda: counts come from the SIMT backend; GPU-instrumented counts are not built yet");
+    const auto fmt_choice = parse_format(eformat);
+    lab::print_explain(lab::explain(plan), fmt_choice, std::cout);
     return 0;
   }
   if (*divergence) {

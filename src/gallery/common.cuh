@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "analysis/probe.cuh"
 #include "gallery/geometry.hpp"
 #include "gallery/registry.hpp"
 #include "reducelab/ops.hpp"

@@ -32,7 +32,10 @@ __global__ void warmup(rl::gmem<T> g_idata, rl::gmem<T> g_odata, std::size_t n) 
   rl::gmem<T> idata = g_idata + base;
 
   for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
-    if ((tid % (2 * stride)) == 0 && tid + stride < valid) idata[tid] = op(idata[tid], idata[tid + stride]);
+    if ((tid % (2 * stride)) == 0 && tid + stride < valid) {
+      const rl::probe::Step probe(stride);
+      idata[tid] = op(idata[tid], idata[tid + stride]);
+    }
     __syncthreads();
   }
   if (tid == 0) g_odata[blockIdx.x] = idata[0];
@@ -51,7 +54,10 @@ __global__ void reduceNeighbored(rl::gmem<T> g_idata, rl::gmem<T> g_odata, std::
   rl::gmem<T> idata = g_idata + base;
 
   for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
-    if ((tid % (2 * stride)) == 0 && tid + stride < valid) idata[tid] = op(idata[tid], idata[tid + stride]);
+    if ((tid % (2 * stride)) == 0 && tid + stride < valid) {
+      const rl::probe::Step probe(stride);
+      idata[tid] = op(idata[tid], idata[tid + stride]);
+    }
     __syncthreads();
   }
   if (tid == 0) g_odata[blockIdx.x] = idata[0];
@@ -72,7 +78,10 @@ __global__ void reduceNeighboredLess(rl::gmem<T> g_idata, rl::gmem<T> g_odata, s
 
   for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
     const unsigned index = 2 * stride * tid;
-    if (index < blockDim.x && index + stride < valid) idata[index] = op(idata[index], idata[index + stride]);
+    if (index < blockDim.x && index + stride < valid) {
+      const rl::probe::Step probe(stride);
+      idata[index] = op(idata[index], idata[index + stride]);
+    }
     __syncthreads();
   }
   if (tid == 0) g_odata[blockIdx.x] = idata[0];
@@ -91,7 +100,10 @@ __global__ void reduceInterleaved(rl::gmem<T> g_idata, rl::gmem<T> g_odata, std:
   rl::gmem<T> idata = g_idata + base;
 
   for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
-    if (tid < stride && tid + stride < valid) idata[tid] = op(idata[tid], idata[tid + stride]);
+    if (tid < stride && tid + stride < valid) {
+      const rl::probe::Step probe(stride);
+      idata[tid] = op(idata[tid], idata[tid + stride]);
+    }
     __syncthreads();
   }
   if (tid == 0) g_odata[blockIdx.x] = idata[0];

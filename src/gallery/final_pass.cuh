@@ -15,6 +15,7 @@ template <class Op>
 __global__ void finalPass(rl::gmem<const typename Op::value_type> in, std::size_t count,
                           std::size_t chunk, rl::gmem<typename Op::value_type> out) {
   using T = typename Op::value_type;
+  const rl::probe::Exclude not_explained;  // bookkeeping after the kernel being explained
   const Op op;
   __shared__ T partial_storage[kFinalThreads];
   rl::smem<T> partial = partial_storage;
@@ -36,6 +37,7 @@ __global__ void finalPass(rl::gmem<const typename Op::value_type> in, std::size_
 // Writes the op's identity into *out: the starting value for kernels that combine atomically.
 template <class Op>
 __global__ void initIdentity(rl::gmem<typename Op::value_type> out) {
+  const rl::probe::Exclude not_explained;
   if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = Op::identity();
 }
 

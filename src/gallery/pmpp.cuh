@@ -51,7 +51,10 @@ __device__ void shared_tree(rl::smem<Acc> input_s, const Op& op) {
   const unsigned t = threadIdx.x;
   for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
     __syncthreads();  // all partial sums of the previous step are in shared memory
-    if (t < stride) input_s[t] = op(input_s[t], input_s[t + stride]);
+    if (t < stride) {
+      const rl::probe::Step probe(stride);
+      input_s[t] = op(input_s[t], input_s[t + stride]);
+    }
   }
 }
 }  // namespace detail
@@ -69,7 +72,10 @@ __global__ void SimpleReductionKernel(rl::gmem<T> input, rl::gmem<T> output, std
   rl::gmem<T> in = input + segment;
   const unsigned i = threadIdx.x * 2;
   for (unsigned stride = 1; stride <= blockDim.x; stride *= 2) {
-    if (threadIdx.x % stride == 0 && i + stride < valid) in[i] = op(in[i], in[i + stride]);
+    if (threadIdx.x % stride == 0 && i + stride < valid) {
+      const rl::probe::Step probe(stride);
+      in[i] = op(in[i], in[i + stride]);
+    }
     __syncthreads();  // partial sums written before the next step reads them
   }
   if (threadIdx.x == 0) output[blockIdx.x] = in[0];
@@ -87,7 +93,10 @@ __global__ void ConvergentSumReductionKernel(rl::gmem<T> input, rl::gmem<T> outp
   rl::gmem<T> in = input + segment;
   const unsigned i = threadIdx.x;
   for (unsigned stride = blockDim.x; stride >= 1; stride /= 2) {
-    if (threadIdx.x < stride && i + stride < valid) in[i] = op(in[i], in[i + stride]);
+    if (threadIdx.x < stride && i + stride < valid) {
+      const rl::probe::Step probe(stride);
+      in[i] = op(in[i], in[i + stride]);
+    }
     __syncthreads();
   }
   if (threadIdx.x == 0) output[blockIdx.x] = in[0];

@@ -47,7 +47,10 @@ __global__ void BC_addKernel(rl::gmem<const In> a, rl::gmem<Acc> r, std::size_t 
   // add these data using reduce
   for (unsigned i = 1; i < blockDim.x; i *= 2) {
     const unsigned index = 2 * i * cacheIndex;
-    if (index < blockDim.x) cache[index] = op(cache[index], cache[index + i]);
+    if (index < blockDim.x) {
+      const rl::probe::Step probe(i);
+      cache[index] = op(cache[index], cache[index + i]);
+    }
     __syncthreads();
   }
 
@@ -69,7 +72,10 @@ __global__ void NBC_addKernel2(rl::gmem<const In> a, rl::gmem<Acc> r, std::size_
   __syncthreads();
 
   for (unsigned i = blockDim.x / 2; i > 0; i /= 2) {
-    if (cacheIndex < i) cache[cacheIndex] = op(cache[cacheIndex], cache[cacheIndex + i]);
+    if (cacheIndex < i) {
+      const rl::probe::Step probe(i);
+      cache[cacheIndex] = op(cache[cacheIndex], cache[cacheIndex + i]);
+    }
     __syncthreads();
   }
 

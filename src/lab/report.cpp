@@ -23,7 +23,7 @@ bool emulated(const DeviceInfo& d) { return d.backend == Backend::simt; }
 // A plain-text table: columns padded to their widest cell, numbers right-aligned.
 // The first `left` columns (names) align left, the rest (numbers) right.
 void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-                 std::ostream& out, std::size_t left = 2) {
+                 std::ostream& out, std::size_t left = 2, bool last_left = true) {
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
   for (const auto& r : rows)
@@ -31,7 +31,7 @@ void print_table(const std::vector<std::string>& header, const std::vector<std::
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      const bool align_left = c < left || c + 1 == cells.size();
+      const bool align_left = c < left || (last_left && c + 1 == cells.size());
       s += align_left ? fmt::format("{:<{}}", cells[c], width[c]) : fmt::format("{:>{}}", cells[c], width[c]);
       if (c + 1 < cells.size()) s += "  ";
     }
@@ -273,6 +273,86 @@ void print_divergence(const analysis::DivergenceReport& r, std::optional<std::ui
                        *executed, *executed == r.divergent_warps ? ", the same" : ", WHICH DIFFERS");
   else
     out << "not executed on the SIMT backend: the extent is over 2^24 elements\n";
+}
+
+nlohmann::json to_json(const analysis::StepCounts& s) {
+  nlohmann::json j = {{"active_threads", s.active_threads},
+                      {"active_warps", s.active_warps},
+                      {"divergent_warps", s.divergent_warps},
+                      {"lane_slots", s.lane_slots},
+                      {"simd_utilization", s.simd_utilization},
+                      {"lanes_histogram", s.lanes_histogram},
+                      {"global_accesses", s.global_accesses},
+                      {"global_requests", s.global_requests},
+                      {"global_sectors", s.global_sectors},
+                      {"shared_accesses", s.shared_accesses},
+                      {"shared_wavefronts", s.shared_wavefronts},
+                      {"bank_conflict_ways", s.bank_conflict_ways}};
+  if (s.step) j["stride"] = *s.step;
+  return j;
+}
+
+void print_explain(const ExplainReport& r, Format f, std::ostream& out) {
+  const auto& e = *r.plan.kernels.front();
+  if (f == Format::json) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& s : r.counts.steps) steps.push_back(to_json(s));
+    out << nlohmann::json{{"kernel", e.name},
+                          {"id", e.id},
+                          {"n", r.plan.n},
+                          {"block", r.plan.block},
+                          {"backend", "simt"},
+                          {"dtype", std::string(reducelab::name(r.plan.dtype))},
+                          {"op", std::string(reducelab::name(r.plan.op))},
+                          {"probed", r.probed},
+                          {"steps", steps},
+                          {"totals", to_json(r.counts.totals)},
+                          {"outside_steps", to_json(r.counts.outside)},
+                          {"result", r.row.result},
+                          {"expected", r.row.expected},
+                          {"status", r.row.status}}
+               .dump(2)
+        << '\n';
+    return;
+  }
+  std::vector<std::string> header = {"stride", "active thr", "active warps", "divergent", "lane slots", "SIMD util",
+                                     "global acc", "requests", "sectors", "shared acc", "bank ways", "wavefronts"};
+  auto cells = [](std::string label, const analysis::StepCounts& s) {
+    return std::vector<std::string>{label,
+                                    std::to_string(s.active_threads),
+                                    std::to_string(s.active_warps),
+                                    std::to_string(s.divergent_warps),
+                                    std::to_string(s.lane_slots),
+                                    s.lane_slots ? fmt::format("{:.3f}", s.simd_utilization) : "-",
+                                    std::to_string(s.global_accesses),
+                                    std::to_string(s.global_requests),
+                                    std::to_string(s.global_sectors),
+                                    std::to_string(s.shared_accesses),
+                                    s.shared_accesses ? fmt::format("{}-way", s.bank_conflict_ways) : "-",
+                                    std::to_string(s.shared_wavefronts)};
+  };
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& s : r.counts.steps) rows.push_back(cells(std::to_string(*s.step), s));
+  rows.push_back(cells("total", r.counts.totals));
+  rows.push_back(cells("outside", r.counts.outside));
+  if (f == Format::csv) {
+    for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(header[i]);
+    out << '\n';
+    for (const auto& c : rows) {
+      for (std::size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << csv_cell(c[i]);
+      out << '\n';
+    }
+    return;
+  }
+  out << fmt::format("{} ({}) on the SIMT backend: n = {}, block {}, {} {}, {} bytes per element in the kernel\n",
+                     e.name, e.id, r.plan.n, r.plan.block, reducelab::name(r.plan.dtype), reducelab::name(r.plan.op),
+                     gallery::input_bytes(e, r.plan.dtype, r.plan.accumulate));
+  out << "Counts are exact: the kernel ran, and every lane's work and memory access was recorded.\n"
+         "requests = distinct 128-byte lines per warp access (PMPP 10.5); sectors = 32-byte sectors; bank ways =\n"
+         "the worst warp access's distinct words in one bank; 'outside' = accesses outside the reduction steps.\n\n";
+  if (!r.probed) out << "This kernel has no probes in its reduction steps yet: only memory totals are shown.\n\n";
+  print_table(header, rows, out, 1, false);
+  out << fmt::format("\nresult {} expected {}: {}\n", r.row.result, r.row.expected, r.row.status);
 }
 
 }  // namespace rl::lab

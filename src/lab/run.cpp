@@ -131,7 +131,8 @@ Row run_one(const gallery::Entry& e, const Plan& plan, Device& device, const Hos
     bool all_ok = true;
     std::string first_bad;
     std::vector<double> times;
-    for (int rep = -1; rep < plan.repeats; ++rep) {  // rep -1 is the warm-up, verified not timed
+    const int repeats = plan.timed ? plan.repeats : 0;
+    for (int rep = -1; rep < repeats; ++rep) {  // rep -1 is the warm-up, verified not timed
       if (in_place && rep >= 0) device.copy(work.get(), pristine.get(), plan.n * in_bytes);
       device.fill(result.get(), 0xFF, acc_bytes);  // poison: an unwritten result cannot pass
       if (plan.flush_l2) device.flush_l2();
@@ -154,10 +155,12 @@ Row run_one(const gallery::Entry& e, const Plan& plan, Device& device, const Hos
         first_bad = v.text;
       }
     }
-    row.repeats = plan.repeats;
-    row.ms_median = median(times);
-    row.ms_min = *std::min_element(times.begin(), times.end());
-    row.ms_max = *std::max_element(times.begin(), times.end());
+    row.repeats = repeats;
+    if (!times.empty()) {
+      row.ms_median = median(times);
+      row.ms_min = *std::min_element(times.begin(), times.end());
+      row.ms_max = *std::max_element(times.begin(), times.end());
+    }
     if (info.backend == Backend::cuda && row.ms_median > 0) {
       row.gb_per_s = row.bytes_read / (row.ms_median * 1e-3) / 1e9;
       if (info.theoretical_gbs > 0) row.pct_of_theoretical = 100.0 * row.gb_per_s / info.theoretical_gbs;

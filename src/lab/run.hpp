@@ -25,6 +25,7 @@ struct Plan {
   std::uint64_t seed = 1;
   bool flush_l2 = true;
   bool measure_ceiling = true;  // off under compute-sanitizer, where it would take minutes
+  bool timed = true;            // false: one verified launch, no timed repeats (explain)
 };
 
 // Defaults that depend on the backend: the emulator runs 2^16 elements and 3 repeats so the

@@ -1,0 +1,101 @@
+#pragma once
+// What probes (analysis/probe.cuh) saw, executed on the SIMT backend: for every warp execution
+// of a probed step, which of the warp's lanes were there, and for every warp-wide memory access
+// (the lanes of one warp at one source site, the k-th time each lane gets there within the step)
+// the addresses it touched. From these follow the counts the seeds argue with:
+//   active threads and warps, divergent warps, lane slots, SIMD utilization, the histogram of
+//   active lanes per warp execution (control divergence);
+//   global requests as distinct 128-byte lines per warp access (PMPP 10.5's model) and as
+//   32-byte sectors (what the memory system moves);
+//   shared-memory bank conflicts: a warp access to w distinct 4-byte words in one of the 32 banks
+//   takes w wavefronts ("w-way"); lanes reading the same word share it (broadcast).
+#include <array>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "simt/runtime.hpp"
+
+namespace rl::analysis {
+
+struct StepCounts {
+  std::optional<unsigned> step;       // the probe's value (the stride); empty: outside any step
+  std::uint64_t active_threads = 0;   // lanes that did the step's work
+  std::uint64_t active_warps = 0;     // warp executions with at least one such lane
+  std::uint64_t divergent_warps = 0;  // some of the warp's lanes did the work, some did not
+  std::uint64_t lane_slots = 0;       // 32 x active_warps: what the hardware spends
+  double simd_utilization = 0;        // active_threads / lane_slots
+  std::array<std::uint64_t, 33> lanes_histogram{};  // [k]: warp executions with k active lanes
+  std::uint64_t global_accesses = 0;  // warp-wide global loads and stores
+  std::uint64_t global_requests = 0;  // distinct 128-byte lines, summed over those accesses
+  std::uint64_t global_sectors = 0;   // distinct 32-byte sectors, summed likewise
+  std::uint64_t shared_accesses = 0;  // warp-wide shared loads and stores
+  std::uint64_t shared_wavefronts = 0;  // sum of each access's ways (1 when conflict-free)
+  unsigned bank_conflict_ways = 0;    // the worst access's ways (1: none; 0: no shared access)
+
+  void add(const StepCounts& o);  // sums, and the max for bank_conflict_ways
+  void finish();                  // lane_slots and simd_utilization from the sums
+};
+
+struct Counts {
+  std::vector<StepCounts> steps;  // in the order the kernel first reached them
+  StepCounts outside;             // accesses outside any probed step (loads, final writes)
+  StepCounts totals;              // the steps summed (outside not included)
+};
+
+// Records while it exists: it is Recorder::current() for probes and the SIMT runtime's access
+// observer. One at a time.
+class Recorder final : public simt::AccessObserver {
+ public:
+  explicit Recorder(unsigned threads_per_block);
+  ~Recorder() override;
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  static Recorder* current();
+  void enter(std::uint64_t block, unsigned thread, unsigned warp, unsigned lane, unsigned step);
+  void leave(std::uint64_t block, unsigned thread);
+  void exclude(std::uint64_t block, unsigned thread);
+  void on_access(const simt::AccessEvent& e) override;
+
+  Counts counts() const;
+
+ private:
+  static constexpr int kOutside = -1;
+  static constexpr int kExcluded = -2;
+  struct ThreadState {
+    int step = kOutside;
+    std::map<std::uint64_t, unsigned> visits;  // site -> times reached in the current step
+  };
+  struct MaskKey {
+    int step;
+    std::uint64_t block;
+    unsigned warp;
+    auto operator<=>(const MaskKey&) const = default;
+  };
+  struct AccessKey {
+    int step;
+    std::uint64_t block;
+    unsigned warp;
+    std::uint64_t site;
+    unsigned visit;
+    bool shared;
+    auto operator<=>(const AccessKey&) const = default;
+  };
+  struct Access {
+    std::vector<std::uintptr_t> addresses;
+    unsigned bytes = 0;
+  };
+
+  unsigned threads_per_block_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::uint64_t, ThreadState> threads_;
+  std::map<MaskKey, std::uint32_t> masks_;
+  std::map<AccessKey, Access> accesses_;
+  std::vector<unsigned> step_order_;
+};
+
+}  // namespace rl::analysis
