@@ -52,6 +52,16 @@ std::string csv_cell(const std::string& s) {
   return q + "\"";
 }
 
+void print_csv(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+               std::ostream& out) {
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << csv_cell(cells[i]);
+    out << '\n';
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+}
+
 std::string fixed(double v, int digits) { return v > 0 ? fmt::format("{:.{}f}", v, digits) : "-"; }
 
 }  // namespace
@@ -151,12 +161,7 @@ void print_run(const RunReport& r, Format f, std::ostream& out) {
     rows.push_back(std::move(c));
   }
   if (f == Format::csv) {
-    for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(header[i]);
-    out << '\n';
-    for (const auto& c : rows) {
-      for (std::size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << csv_cell(c[i]);
-      out << '\n';
-    }
+    print_csv(header, rows, out);
     return;
   }
   out << device_line(r.device, r.read_ceiling_gbs) << '\n';
@@ -220,12 +225,7 @@ void print_list(Format f, std::ostream& out) {
                     tech, std::string(e.still_slow)});
   }
   if (f == Format::csv) {
-    for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(header[i]);
-    out << '\n';
-    for (const auto& c : rows) {
-      for (std::size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << csv_cell(c[i]);
-      out << '\n';
-    }
+    print_csv(header, rows, out);
     return;
   }
   print_table(header, rows, out);
@@ -258,8 +258,7 @@ void print_divergence(const analysis::DivergenceReport& r, std::optional<std::ui
   rows.push_back({"total", std::to_string(r.grid.x * r.grid.y), std::to_string(r.total_warps),
                   std::to_string(r.divergent_warps), ""});
   if (f == Format::csv) {
-    out << "region,blocks,warps,divergent_warps,idle_warps\n";
-    for (const auto& c : rows) out << c[0] << ',' << c[1] << ',' << c[2] << ',' << c[3] << ',' << c[4] << '\n';
+    print_csv({"region", "blocks", "warps", "divergent_warps", "idle_warps"}, rows, out);
     return;
   }
   out << fmt::format("extent {}x{}, block {}x{}, grid {}x{}, {} warps per block; threads test x < {} && y < {}\n\n",
@@ -336,12 +335,7 @@ void print_explain(const ExplainReport& r, Format f, std::ostream& out) {
   rows.push_back(cells("total", r.counts.totals));
   rows.push_back(cells("outside", r.counts.outside));
   if (f == Format::csv) {
-    for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(header[i]);
-    out << '\n';
-    for (const auto& c : rows) {
-      for (std::size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << csv_cell(c[i]);
-      out << '\n';
-    }
+    print_csv(header, rows, out);
     return;
   }
   out << fmt::format("{} ({}) on the SIMT backend: n = {}, block {}, {} {}, {} bytes per element in the kernel\n",
