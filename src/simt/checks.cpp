@@ -63,6 +63,15 @@ std::string kernel_block(const Block& b) {
   return "kernel '" + b.grid->task->name + "' block " + block_name(b);
 }
 
+std::string exited_before_barrier(const Block& b, const std::string& barrier) {
+  return barrier + " was reached by threads " +
+         thread_ranges(b.nthreads, [&](unsigned i) { return b.fibers[i].state == FiberState::at_barrier; }) +
+         " after threads " +
+         thread_ranges(b.nthreads, [&](unsigned i) { return b.fibers[i].state == FiberState::exited; }) +
+         " had exited (a return before a barrier: every thread of the block must reach it; CUDA leaves this "
+         "undefined)";
+}
+
 std::string where_now() {
   if (tl_thread == nullptr) return "host code";
   const Block& b = current_block();

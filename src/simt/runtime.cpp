@@ -263,15 +263,7 @@ void thread_exit(Block& b, Fiber& f) {
     }
   }
   if (b.barrier.arrived > 0 && b.barrier.arrived + b.exited == b.nthreads) {
-    b.fail("simt: " + kernel_block(b) + ": __syncthreads at " + site(b.barrier.site) +
-           " was reached by threads " +
-           thread_ranges(b.nthreads,
-                         [&](unsigned i) { return b.fibers[i].state == FiberState::at_barrier; }) +
-           " after threads " +
-           thread_ranges(b.nthreads,
-                         [&](unsigned i) { return b.fibers[i].state == FiberState::exited; }) +
-           " had exited (a return before a barrier: every thread of the block must reach it;"
-           " CUDA leaves this undefined)");
+    b.fail("simt: " + kernel_block(b) + ": " + exited_before_barrier(b, "__syncthreads at " + site(b.barrier.site)));
   }
 }
 

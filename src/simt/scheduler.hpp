@@ -137,6 +137,9 @@ std::string block_name(const Block& b);                     // "(x,y,z)"
 std::string kernel_block(const Block& b);                   // "kernel 'k' block (x,y,z)"
 std::string lanes_text(unsigned mask);                      // "0-15, 17"
 std::string mask_text(unsigned mask);                       // "0x0000ffff"
+// "<barrier> was reached by threads ... after threads ... had exited (...)": the report of a
+// barrier that some threads of the block returned before. `barrier` names it and its site.
+std::string exited_before_barrier(const Block& b, const std::string& barrier);
 // Threads of the block for which pred(id) holds, as ranges: "0-15, 32-47".
 template <class Pred>
 std::string thread_ranges(unsigned n, Pred pred) {

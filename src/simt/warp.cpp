@@ -70,15 +70,7 @@ void release_barrier(Block& b) {
           " (every thread of a block must reach the same barrier)");
   }
   if (b.exited > 0) {
-    fatal(kernel_block(b) + ": " + barrier_name(bar.op) + " at " + site(bar.site) +
-          " was reached by threads " +
-          thread_ranges(b.nthreads,
-                        [&](unsigned i) { return b.fibers[i].state == FiberState::at_barrier; }) +
-          " after threads " +
-          thread_ranges(b.nthreads,
-                        [&](unsigned i) { return b.fibers[i].state == FiberState::exited; }) +
-          " had exited (a return before a barrier: every thread of the block must reach it;"
-          " CUDA leaves this undefined)");
+    fatal(kernel_block(b) + ": " + exited_before_barrier(b, std::string(barrier_name(bar.op)) + " at " + site(bar.site)));
   }
   switch (bar.op) {
     case BarrierOp::none: bar.result = 0; break;
