@@ -1,0 +1,184 @@
+#pragma once
+// reducelab::reduce — a reduction of a device array into one value, written to device memory.
+//
+//   float* d_x = ...;                 // n floats on the GPU
+//   float* d_sum = ...;               // where the result goes (device memory)
+//   if (auto st = reducelab::sum(d_x, n, d_sum, stream); !st) std::cerr << st.message() << "\n";
+//
+// One call, one kernel launch, no synchronisation and no temporary storage to size: the library
+// keeps a small workspace per (device, stream), so concurrent calls on different streams are
+// safe and calls can be captured into a CUDA graph. Errors come back as a Status; the library
+// never exits or throws.
+//
+// The result is the same bits on every run, on every GPU and in reducelab::cpu::reduce: the
+// order in which elements are combined depends on n alone (docs/performance.md, "The order").
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "reducelab/types.hpp"
+
+struct CUstream_st;
+
+namespace reducelab {
+
+using stream_t = CUstream_st*;  // the same type as cudaStream_t; nullptr is the default stream
+
+// The built-in operations. Each is a tag; what it computes and returns:
+//   sum, prod       accumulate_t<T> (int32 -> int64, half -> float, ...; integers wrap at 64 bits)
+//   min, max        T; NaN wins as in NumPy (any NaN in the input gives NaN); min(-0, +0) is -0
+//   mean            double: the sum (as above) divided by n in double; NaN when n == 0
+//   argmin, argmax  ArgResult<T>: the value and the index of its first occurrence; a NaN counts
+//                   as the extreme (NumPy's rule), so the first NaN wins
+namespace op {
+struct sum {};
+struct prod {};
+struct min {};
+struct max {};
+struct mean {};
+struct argmin {};
+struct argmax {};
+}  // namespace op
+
+template <class Op>
+inline constexpr bool is_builtin_op =
+    std::is_same_v<Op, op::sum> || std::is_same_v<Op, op::prod> || std::is_same_v<Op, op::min> ||
+    std::is_same_v<Op, op::max> || std::is_same_v<Op, op::mean> ||
+    std::is_same_v<Op, op::argmin> || std::is_same_v<Op, op::argmax>;
+
+// A user operation is a functor with a value type, an identity and an associative combine:
+//   struct MaxAbs {
+//     using value_type = float;
+//     __host__ __device__ float identity() const { return 0.f; }
+//     __host__ __device__ float operator()(float a, float b) const { return fmaxf(fabsf(a), fabsf(b)); }
+//   };
+// Each element is converted to value_type before it is combined. User operations are templates
+// compiled in the caller's .cu file: include "reducelab/reduce.cuh" there.
+
+template <class T, class Op>
+struct result {
+  using type = typename Op::value_type;  // user functors
+};
+template <class T> struct result<T, op::sum> { using type = accumulate_t<T>; };
+template <class T> struct result<T, op::prod> { using type = accumulate_t<T>; };
+template <class T> struct result<T, op::min> { using type = T; };
+template <class T> struct result<T, op::max> { using type = T; };
+template <class T> struct result<T, op::mean> { using type = double; };
+template <class T> struct result<T, op::argmin> { using type = ArgResult<T>; };
+template <class T> struct result<T, op::argmax> { using type = ArgResult<T>; };
+template <class T, class Op>
+using result_t = typename result<T, Op>::type;
+
+enum class Errc {
+  ok = 0,
+  invalid_argument,  // a null pointer with n > 0, a bad option
+  no_device,         // built without CUDA, or no usable GPU
+  out_of_memory,     // the workspace could not be allocated
+  cuda_error,        // a CUDA call failed; cuda_error() holds its code
+};
+
+class Status {
+ public:
+  Status() = default;
+  Status(Errc code, std::string message, int cuda_error = 0)
+      : code_(code), cuda_error_(cuda_error), message_(std::move(message)) {}
+  bool ok() const { return code_ == Errc::ok; }
+  explicit operator bool() const { return ok(); }
+  Errc code() const { return code_; }
+  int cuda_error() const { return cuda_error_; }  // a cudaError_t, 0 unless code() is cuda_error
+  const std::string& message() const { return message_; }
+
+ private:
+  Errc code_ = Errc::ok;
+  int cuda_error_ = 0;
+  std::string message_;
+};
+
+// Knobs for tests and benchmarks; the defaults are what a user wants.
+struct Options {
+  // Blocks to launch. 0: a persistent grid sized from occupancy. Any other value gives the same
+  // result (the order does not depend on it); tests force several to prove that.
+  unsigned grid = 0;
+  // false: float sums combine block partials with atomicAdd in whatever order blocks finish, the
+  // usual nondeterministic design. Only the benchmark uses it, to show what the fixed order
+  // costs. Ignored where order cannot matter (integers, min, max, argmin, argmax).
+  bool deterministic = true;
+};
+
+// Reduces input[0, n) on `stream` and writes the result to *output (device memory). input may
+// have any alignment. Returns once the work is enqueued.
+template <class T, class Op>
+[[nodiscard]] Status reduce(const T* input, std::uint64_t n, Op op, result_t<T, Op>* output,
+              stream_t stream = nullptr, const Options& options = {});
+
+template <class T>
+[[nodiscard]] Status sum(const T* input, std::uint64_t n, result_t<T, op::sum>* output, stream_t stream = nullptr) {
+  return reduce(input, n, op::sum{}, output, stream);
+}
+template <class T>
+[[nodiscard]] Status prod(const T* input, std::uint64_t n, result_t<T, op::prod>* output, stream_t stream = nullptr) {
+  return reduce(input, n, op::prod{}, output, stream);
+}
+template <class T>
+[[nodiscard]] Status min(const T* input, std::uint64_t n, T* output, stream_t stream = nullptr) {
+  return reduce(input, n, op::min{}, output, stream);
+}
+template <class T>
+[[nodiscard]] Status max(const T* input, std::uint64_t n, T* output, stream_t stream = nullptr) {
+  return reduce(input, n, op::max{}, output, stream);
+}
+template <class T>
+[[nodiscard]] Status mean(const T* input, std::uint64_t n, double* output, stream_t stream = nullptr) {
+  return reduce(input, n, op::mean{}, output, stream);
+}
+template <class T>
+[[nodiscard]] Status argmin(const T* input, std::uint64_t n, ArgResult<T>* output, stream_t stream = nullptr) {
+  return reduce(input, n, op::argmin{}, output, stream);
+}
+template <class T>
+[[nodiscard]] Status argmax(const T* input, std::uint64_t n, ArgResult<T>* output, stream_t stream = nullptr) {
+  return reduce(input, n, op::argmax{}, output, stream);
+}
+
+// The host-returning convenience: reduces, copies the result back and waits for `stream`.
+template <class R>
+struct Result {
+  R value{};
+  Status status;
+  explicit operator bool() const { return status.ok(); }
+};
+template <class T, class Op>
+[[nodiscard]] Result<result_t<T, Op>> reduce_to_host(const T* input, std::uint64_t n, Op op,
+                                       stream_t stream = nullptr);
+
+// Whether this build has the CUDA backend and a GPU is usable; the message says why not.
+[[nodiscard]] Status gpu_available();
+
+// The CPU backend: the same order, so the same bits, computed on `threads` cores (0: all).
+namespace cpu {
+template <class T, class Op>
+result_t<T, Op> reduce(const T* input, std::uint64_t n, Op op, unsigned threads = 0);
+}  // namespace cpu
+
+// The element types and built-in operations compiled into the library (others: reduce.cuh).
+#define REDUCELAB_FOR_EACH_TYPE(X)                                                      \
+  X(std::int8_t) X(std::int16_t) X(std::int32_t) X(std::int64_t) X(std::uint8_t)        \
+  X(std::uint16_t) X(std::uint32_t) X(std::uint64_t) X(::reducelab::half)               \
+  X(::reducelab::bfloat16) X(float) X(double)
+#define REDUCELAB_FOR_EACH_OP(X, T) \
+  X(T, sum) X(T, prod) X(T, min) X(T, max) X(T, mean) X(T, argmin) X(T, argmax)
+
+#define REDUCELAB_DECLARE_(T, OP)                                                              \
+  extern template Status reduce<T, op::OP>(const T*, std::uint64_t, op::OP,                    \
+                                           result_t<T, op::OP>*, stream_t, const Options&);    \
+  extern template Result<result_t<T, op::OP>> reduce_to_host<T, op::OP>(const T*, std::uint64_t, \
+                                                                        op::OP, stream_t);     \
+  namespace cpu {                                                                              \
+  extern template result_t<T, op::OP> reduce<T, op::OP>(const T*, std::uint64_t, op::OP, unsigned); \
+  }
+#define REDUCELAB_DECLARE_TYPE_(T) REDUCELAB_FOR_EACH_OP(REDUCELAB_DECLARE_, T)
+REDUCELAB_FOR_EACH_TYPE(REDUCELAB_DECLARE_TYPE_)
+#undef REDUCELAB_DECLARE_TYPE_
+#undef REDUCELAB_DECLARE_
+
+}  // namespace reducelab

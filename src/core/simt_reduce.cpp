@@ -1,0 +1,61 @@
+#include "core/simt_reduce.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "core/agent_reduce.cuh"
+#include "core/workspace.hpp"
+
+namespace reducelab::detail {
+namespace {
+struct Freer {
+  void operator()(void* p) const { simt::device_free(p); }
+};
+using DeviceBytes = std::unique_ptr<void, Freer>;
+DeviceBytes device_bytes(std::size_t bytes) {
+  void* p = simt::device_malloc(bytes);
+  std::memset(p, 0, bytes);
+  return DeviceBytes(p);
+}
+}  // namespace
+
+template <class T, class Op>
+result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, unsigned offset,
+                            bool deterministic) {
+  using Sem = semantics_t<T, Op>;
+  using Acc = typename Sem::Acc;
+  using Out = typename Sem::Out;
+  const std::size_t bytes = std::max<std::size_t>(1, (n + offset) * sizeof(T));
+  DeviceBytes input = device_bytes(bytes), partials = device_bytes(kPartialSlots * sizeof(Acc)),
+              ticket = device_bytes(sizeof(unsigned)), accumulator = device_bytes(sizeof(Acc)),
+              output = device_bytes(sizeof(Out));
+  T* in = static_cast<T*>(input.get()) + offset;
+  if (n > 0) std::memcpy(in, host, n * sizeof(T));
+
+  const std::uint64_t slots = grid != 0 ? grid : 64;
+  bool atomic = false;
+  if constexpr (Sem::has_atomic_combine) atomic = !deterministic && !Sem::order_free;
+  const Plan plan = (Sem::order_free || atomic) ? split_plan<T>(n, slots) : fixed_plan<T>(n);
+  const std::uint64_t blocks = std::max<std::uint64_t>(1, std::min(plan.chunks, slots));
+  unsigned flags = (reinterpret_cast<std::uintptr_t>(in) % 16 == 0) ? kAligned : 0u;
+  if (atomic) flags |= kAtomicCombine;
+
+  simt::LaunchConfig cfg{};
+  cfg.grid = dim3(static_cast<unsigned>(blocks));
+  cfg.block = dim3(kThreads);
+  cfg.name = "reduceChunks";
+  rl::launch(reduceChunks<T, Sem>, cfg, static_cast<const T*>(in), plan, flags,
+             static_cast<Acc*>(partials.get()), static_cast<unsigned*>(ticket.get()),
+             static_cast<Acc*>(accumulator.get()), static_cast<Out*>(output.get()));
+  Out result;
+  std::memcpy(static_cast<void*>(&result), output.get(), sizeof(Out));
+  return result;
+}
+
+#define REDUCELAB_SIMT_INSTANTIATE_(T, OP)                                                     \
+  template result_t<T, op::OP> simt_reduce<T, op::OP>(const T*, std::uint64_t, op::OP, unsigned, unsigned, bool);
+#define REDUCELAB_SIMT_INSTANTIATE_TYPE_(T) REDUCELAB_FOR_EACH_OP(REDUCELAB_SIMT_INSTANTIATE_, T)
+REDUCELAB_FOR_EACH_TYPE(REDUCELAB_SIMT_INSTANTIATE_TYPE_)
+
+}  // namespace reducelab::detail

@@ -1,0 +1,17 @@
+#pragma once
+// The library's kernel run on the SIMT backend (g++), for tests: the same reduceChunks source
+// as the GPU, with every access checked, so CI can compare its bits with the CPU backend's.
+#include <cstdint>
+
+#include "reducelab/reduce.hpp"
+
+namespace reducelab::detail {
+
+// Reduces host[0, n) by running reduceChunks on the SIMT emulator with `grid` blocks (0: as
+// many as the fixed order has chunks, capped at 64), the input placed `offset` elements past a
+// 16-byte boundary (offset 0: vector loads; other offsets: the unaligned path).
+template <class T, class Op>
+result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op op, unsigned grid = 0, unsigned offset = 0,
+                            bool deterministic = true);
+
+}  // namespace reducelab::detail

@@ -1,0 +1,98 @@
+#include <cuda_runtime.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#include "core/workspace.hpp"
+
+namespace reducelab::detail {
+namespace {
+
+Status cuda_status(cudaError_t e, const char* what) {
+  return Status(e == cudaErrorMemoryAllocation ? Errc::out_of_memory : Errc::cuda_error,
+                std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")",
+                static_cast<int>(e));
+}
+
+constexpr std::size_t kHeaderBytes = 48;  // ticket (4 bytes, padded), accumulator, result (16 each)
+constexpr std::size_t kBytes = kHeaderBytes + kPartialSlots * kPartialSlotBytes;
+
+// cudaStreamPerThread is one handle for many streams (one per host thread): key it by thread.
+using Key = std::tuple<int, stream_t, std::thread::id>;
+
+std::mutex g_mutex;
+std::map<Key, void*>& table() {
+  static auto* t = new std::map<Key, void*>;  // never destroyed: outlives static destructors
+  return *t;
+}
+
+}  // namespace
+
+Status current_sm_count(int* device, int* sms) {
+  static int cached[64] = {};
+  cudaError_t e = cudaGetDevice(device);
+  if (e != cudaSuccess) return cuda_status(e, "cudaGetDevice");
+  if (*device >= 0 && *device < 64 && cached[*device] > 0) {
+    *sms = cached[*device];
+    return {};
+  }
+  e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, *device);
+  if (e != cudaSuccess) return cuda_status(e, "cudaDeviceGetAttribute(MultiProcessorCount)");
+  if (*device >= 0 && *device < 64) cached[*device] = *sms;
+  return {};
+}
+
+Status workspace_for(stream_t stream, Workspace* out) {
+  int device = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return cuda_status(e, "cudaGetDevice");
+  const auto thread =
+      stream == reinterpret_cast<stream_t>(cudaStreamPerThread) ? std::this_thread::get_id() : std::thread::id();
+  const Key key{device, stream, thread};
+  void* base = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = table().find(key);
+    if (it != table().end()) {
+      base = it->second;
+    } else {
+      // cudaMalloc is not a stream operation; relaxed mode lets it run while `stream` (or any
+      // other) is being captured.
+      cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+      e = cudaThreadExchangeStreamCaptureMode(&mode);
+      if (e != cudaSuccess) return cuda_status(e, "cudaThreadExchangeStreamCaptureMode");
+      const cudaError_t alloc = cudaMalloc(&base, kBytes);
+      e = cudaThreadExchangeStreamCaptureMode(&mode);
+      if (alloc != cudaSuccess) return cuda_status(alloc, "allocating the reduce workspace");
+      if (e != cudaSuccess) return cuda_status(e, "cudaThreadExchangeStreamCaptureMode");
+      e = cudaMemsetAsync(base, 0, kBytes, stream);
+      if (e != cudaSuccess) {
+        cudaFree(base);
+        return cuda_status(e, "zeroing the reduce workspace");
+      }
+      table().emplace(key, base);
+    }
+  }
+  auto* bytes = static_cast<unsigned char*>(base);
+  out->ticket = reinterpret_cast<unsigned*>(bytes);
+  out->accumulator = bytes + 16;
+  out->result = bytes + 32;
+  out->partials = bytes + kHeaderBytes;
+  return {};
+}
+
+}  // namespace reducelab::detail
+
+namespace reducelab {
+Status gpu_available() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess)
+    return Status(Errc::no_device, std::string("no usable CUDA device: ") + cudaGetErrorString(e), e);
+  if (count == 0) return Status(Errc::no_device, "no CUDA device");
+  return {};
+}
+}  // namespace reducelab

@@ -1,0 +1,136 @@
+#pragma once
+// Shared by the library's CPU/SIMT tests and its GPU tests: inputs, exact references and bit
+// comparisons for every element type and operation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/reduce_ops.cuh"
+#include "reducelab/reduce.hpp"
+
+namespace rltest {
+
+using namespace reducelab;
+
+using AllTypes = ::testing::Types<std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
+                                  std::uint16_t, std::uint32_t, std::uint64_t, half, bfloat16, float, double>;
+
+template <class T>
+std::string type_name() {
+  if constexpr (std::is_same_v<T, half>) return "half";
+  else if constexpr (std::is_same_v<T, bfloat16>) return "bf16";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else return (std::is_signed_v<T> ? "int" : "uint") + std::to_string(sizeof(T) * 8);
+}
+
+template <class T>
+T from_double(double v) {
+  if constexpr (std::is_same_v<T, half>) return to_half(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, bfloat16>) return to_bfloat16(static_cast<float>(v));
+  else return static_cast<T>(v);
+}
+template <class T>
+long double as_long_double(T x) {
+  return static_cast<long double>(detail::widen(x));
+}
+
+// Random elements: integers over their whole range (sums wrap or not as the type says), floats
+// in [-1, 1) with a few exact repeats so that argmin/argmax meet ties.
+template <class T>
+std::vector<T> random_input(std::uint64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> x(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      x[i] = static_cast<T>(rng());
+    } else {
+      const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+      x[i] = from_double<T>(u);
+    }
+  }
+  if (n > 8) x[n / 2] = x[n / 3];  // a tie for argmin/argmax to break by index
+  return x;
+}
+
+// Products of random integers are zero after a few dozen even factors; keep them odd or +-1.
+template <class T>
+std::vector<T> product_input(std::uint64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> x(n);
+  for (auto& v : x) {
+    if constexpr (std::is_integral_v<T>) v = static_cast<T>(rng() | 1u);
+    else v = from_double<T>((rng() & 1) ? 1.0 + std::ldexp(double(rng() % 16), -8) : -1.0);
+  }
+  return x;
+}
+
+// Exact references, each from its definition, in the simplest order.
+template <class T>
+result_t<T, op::sum> exact_sum(const std::vector<T>& x) {
+  if constexpr (std::is_integral_v<T>) {
+    unsigned __int128 s = 0;
+    for (T v : x) s += static_cast<unsigned __int128>(static_cast<__int128>(v));
+    return static_cast<result_t<T, op::sum>>(static_cast<std::uint64_t>(s));
+  } else {
+    long double s = 0, c = 0;  // Neumaier
+    for (T v : x) {
+      const long double y = as_long_double(v), t = s + y;
+      c += std::fabs(s) >= std::fabs(y) ? (s - t) + y : (y - t) + s;
+      s = t;
+    }
+    return static_cast<result_t<T, op::sum>>(s + c);
+  }
+}
+template <class T>
+long double abs_sum(const std::vector<T>& x) {
+  long double s = 0;
+  for (T v : x) s += std::fabs(as_long_double(v));
+  return s;
+}
+
+template <class T, class Op>
+result_t<T, Op> serial(const std::vector<T>& x, Op) {
+  using Sem = detail::semantics_t<T, Op>;
+  typename Sem::Acc a = Sem::identity();
+  for (std::uint64_t i = 0; i < x.size(); ++i) a = Sem::combine(a, Sem::lift(x[i], i));
+  return Sem::finish(a, x.size());
+}
+
+// Bitwise equality of results (fields, not padding).
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) return a.bits == b.bits;
+  else if constexpr (std::is_arithmetic_v<T>) return std::memcmp(&a, &b, sizeof(T)) == 0;
+  else return same_bits(a.value, b.value) && a.index == b.index;
+}
+template <class T>
+std::string show(const T& a) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
+    return std::to_string(detail::widen(a)) + " (bits " + std::to_string(a.bits) + ")";
+  else if constexpr (std::is_arithmetic_v<T>) {
+    char buf[64];
+    if constexpr (std::is_floating_point_v<T>) std::snprintf(buf, sizeof buf, "%a", static_cast<double>(a));
+    else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(a));
+    return buf;
+  } else {
+    return "{" + show(a.value) + ", index " + std::to_string(a.index) + "}";
+  }
+}
+
+// The sizes every test walks: empty, one element, around a warp, a vector, a tile (1024 floats,
+// 16384 bytes' worth of any type), several chunks.
+template <class T>
+std::vector<std::uint64_t> awkward_sizes() {
+  const std::uint64_t tile = detail::Shape<T>::kTile;
+  return {0, 1, 2, 31, 33, 1000, tile - 1, tile, tile + 1, 3 * tile + 17};
+}
+
+}  // namespace rltest

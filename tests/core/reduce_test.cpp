@@ -1,0 +1,209 @@
+// The library on the CPU backend and its kernel on the SIMT backend (both run in CI): every
+// type x operation x awkward n against the definition, and the kernel's bits against the CPU's.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <vector>
+
+#include "core/cpu_reduce.hpp"
+#include "core/reduce_order.hpp"
+#include "core/simt_reduce.hpp"
+#include "reduce_support.hpp"
+
+namespace rltest {
+namespace {
+
+template <class T>
+class ReduceCpu : public ::testing::Test {};
+TYPED_TEST_SUITE(ReduceCpu, AllTypes);
+
+// Operations whose result is exact in any order must equal a serial left-to-right fold.
+template <class T, class Op>
+void expect_serial(const std::vector<T>& x, Op op) {
+  const auto got = cpu::reduce(x.data(), x.size(), op);
+  const auto want = serial(x, op);
+  EXPECT_TRUE(same_bits(got, want)) << type_name<T>() << " n=" << x.size() << ": got " << show(got)
+                                    << ", want " << show(want);
+}
+
+TYPED_TEST(ReduceCpu, OrderFreeOperationsMatchTheSerialFold) {
+  using T = TypeParam;
+  for (std::uint64_t n : awkward_sizes<T>()) {
+    const auto x = random_input<T>(n, 7 + n);
+    expect_serial(x, op::min{});
+    expect_serial(x, op::max{});
+    expect_serial(x, op::argmin{});
+    expect_serial(x, op::argmax{});
+    if constexpr (std::is_integral_v<T>) {
+      expect_serial(x, op::sum{});
+      expect_serial(x, op::mean{});
+      expect_serial(product_input<T>(n, n), op::prod{});
+      // and the sum against 128-bit arithmetic, which knows nothing of the library
+      EXPECT_EQ(cpu::reduce(x.data(), n, op::sum{}), exact_sum(x)) << "n=" << n;
+    }
+  }
+}
+
+TYPED_TEST(ReduceCpu, FloatingSumsAreWithinAFewRoundingsOfExact) {
+  using T = TypeParam;
+  if constexpr (is_floating<T>) {
+    using R = result_t<T, op::sum>;
+    const double u = std::is_same_v<R, double> ? 0x1p-53 : 0x1p-24;  // of the result type
+    for (std::uint64_t n : awkward_sizes<T>()) {
+      const auto x = random_input<T>(n, 11 + n);
+      const long double exact = static_cast<long double>(exact_sum(x));
+      const R got = cpu::reduce(x.data(), n, op::sum{});
+      // Carried in double (float, half, bf16 inputs: one float rounding per tile sum for the
+      // 16-bit types, then double) and rounded once to R: well under 2 roundings of R plus the
+      // tile sums' roundings (at most 32 terms of 2^-24 each) of sum |x|.
+      // double inputs: carried in double, so a thread's serial run (kItems * kVec per tile) and
+      // the trees' levels (~20) each add one rounding of sum |x|.
+      const long double tile_terms = is_half_like<T> ? 32 * 0x1p-24L : 0;
+      const long double per_thread = static_cast<long double>(
+          detail::kItems * detail::Shape<T>::kVec * (n / detail::Shape<T>::kTile + 1) + 24);
+      const long double carried = std::is_same_v<T, double> ? per_thread * 0x1p-53L : 0;
+      const long double bound =
+          2 * u * std::fabs(exact) + (tile_terms + carried) * abs_sum(x) + 1e-300L;
+      EXPECT_LE(std::fabs(static_cast<long double>(got) - exact), bound) << type_name<T>() << " n=" << n;
+      const double mean = cpu::reduce(x.data(), n, op::mean{});
+      if (n == 0) EXPECT_TRUE(std::isnan(mean));
+      else EXPECT_NEAR(mean, static_cast<double>(got) / n, std::fabs(static_cast<double>(got) / n) * 4 * u + 1e-300);
+    }
+  }
+}
+
+TYPED_TEST(ReduceCpu, EmptyInputGivesTheIdentityAndNoIndex) {
+  using T = TypeParam;
+  const T* none = nullptr;
+  EXPECT_EQ(static_cast<double>(cpu::reduce(none, 0, op::sum{})), 0.0);
+  EXPECT_FALSE(std::signbit(static_cast<double>(cpu::reduce(none, 0, op::sum{}))));  // +0, not -0
+  EXPECT_EQ(static_cast<double>(cpu::reduce(none, 0, op::prod{})), 1.0);
+  EXPECT_TRUE(std::isnan(cpu::reduce(none, 0, op::mean{})));
+  EXPECT_EQ(cpu::reduce(none, 0, op::argmin{}).index, -1);
+  EXPECT_EQ(cpu::reduce(none, 0, op::argmax{}).index, -1);
+}
+
+// NumPy's rules: a NaN anywhere makes min/max NaN and argmin/argmax the index of the first NaN;
+// ties go to the first index; -0 < +0 only for the purpose of min/max.
+TYPED_TEST(ReduceCpu, NaNAndSignedZerosFollowNumPy) {
+  using T = TypeParam;
+  if constexpr (is_floating<T>) {
+    const std::uint64_t n = 3 * detail::Shape<T>::kTile + 5;
+    auto x = random_input<T>(n, 3);
+    const T nan = detail::canonical_nan<T>();
+    x[n - 10] = nan;
+    x[2000 % n] = nan;
+    EXPECT_TRUE(detail::is_nan(cpu::reduce(x.data(), n, op::min{})));
+    EXPECT_TRUE(detail::is_nan(cpu::reduce(x.data(), n, op::max{})));
+    EXPECT_EQ(cpu::reduce(x.data(), n, op::argmin{}).index, static_cast<std::int64_t>(std::min<std::uint64_t>(2000 % n, n - 10)));
+    EXPECT_EQ(cpu::reduce(x.data(), n, op::argmax{}).index, static_cast<std::int64_t>(std::min<std::uint64_t>(2000 % n, n - 10)));
+
+    std::vector<T> zeros = {from_double<T>(0.0), from_double<T>(-0.0), from_double<T>(0.0)};
+    EXPECT_TRUE(detail::sign_bit(cpu::reduce(zeros.data(), 3, op::min{})));
+    EXPECT_FALSE(detail::sign_bit(cpu::reduce(zeros.data(), 3, op::max{})));
+    EXPECT_EQ(cpu::reduce(zeros.data(), 3, op::argmin{}).index, 0);  // -0 == +0: first index
+    std::vector<T> neg = {from_double<T>(-0.0), from_double<T>(-0.0)};
+    EXPECT_TRUE(std::signbit(static_cast<double>(cpu::reduce(neg.data(), 2, op::sum{}))));  // -0 + -0
+  }
+}
+
+TEST(ReduceCpu, ThreadCountDoesNotChangeTheBits) {
+  const std::uint64_t n = 9'000'017;  // 2198 tiles of 4096 floats: 2048 chunks of 1 or 2 tiles
+  ASSERT_EQ(detail::fixed_plan<float>(n).chunks, detail::kChunks);
+  const auto x = random_input<float>(n, 5);
+  const float one = cpu::reduce(x.data(), n, op::sum{}, 1);
+  for (unsigned threads : {2u, 3u, 8u, 0u}) {
+    const float many = cpu::reduce(x.data(), n, op::sum{}, threads);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(many)) << threads << " threads";
+  }
+}
+
+TEST(ReduceCpu, HalfAndBfloat16ConvertExactlyAndRoundToNearestEven) {
+  for (std::uint32_t b = 0; b < 0x10000; ++b) {
+    const half h{static_cast<std::uint16_t>(b)};
+    const bfloat16 g{static_cast<std::uint16_t>(b)};
+    if (!std::isnan(to_float(h))) EXPECT_EQ(to_half(to_float(h)).bits, b) << std::hex << b;
+    if (!std::isnan(to_float(g))) EXPECT_EQ(to_bfloat16(to_float(g)).bits, b) << std::hex << b;
+  }
+  EXPECT_EQ(to_float(half{0x3c00}), 1.0f);
+  EXPECT_EQ(to_float(half{0x0001}), 0x1p-24f);  // the smallest subnormal
+  EXPECT_EQ(to_half(1.0f + 0x1p-11f).bits, 0x3c00);  // a tie rounds to even (down)
+  EXPECT_EQ(to_half(1.0f + 3 * 0x1p-11f).bits, 0x3c02);  // a tie rounds to even (up)
+  EXPECT_EQ(to_half(70000.0f).bits, 0x7c00);
+  EXPECT_EQ(to_bfloat16(1.0f + 0x1p-8f).bits, 0x3f80);
+  EXPECT_EQ(to_float(bfloat16{0x3f80}), 1.0f);
+}
+
+// A user operation on the CPU backend: the largest magnitude.
+struct MaxAbs {
+  using value_type = double;
+  double identity() const { return 0.0; }
+  double operator()(double a, double b) const { return std::max(std::fabs(a), std::fabs(b)); }
+};
+TEST(ReduceCpu, UserOperationsFollowTheSameOrder) {
+  const auto x = random_input<float>(5000, 9);
+  double want = 0;
+  for (float v : x) want = std::max(want, std::fabs(static_cast<double>(v)));
+  EXPECT_EQ(cpu::reduce(x.data(), x.size(), MaxAbs{}), want);
+}
+
+// --- the kernel on the SIMT backend has the CPU backend's bits ---
+
+template <class T>
+class ReduceSimt : public ::testing::Test {};
+TYPED_TEST_SUITE(ReduceSimt, AllTypes);
+
+template <class T, class Op>
+void expect_simt_matches_cpu(const std::vector<T>& x, Op op, unsigned grid, unsigned offset) {
+  const auto want = cpu::reduce(x.data(), x.size(), op);
+  const auto got = detail::simt_reduce(x.data(), x.size(), op, grid, offset);
+  EXPECT_TRUE(same_bits(got, want)) << type_name<T>() << " n=" << x.size() << " grid=" << grid
+                                    << " offset=" << offset << ": kernel " << show(got) << ", cpu " << show(want);
+}
+
+TYPED_TEST(ReduceSimt, KernelHasTheCpuBitsForEveryOperationGridAndAlignment) {
+  using T = TypeParam;
+  struct Config {
+    unsigned grid, offset;
+  };
+  const Config configs[] = {{0, 0}, {1, 0}, {3, 0}, {0, 1}, {2, 3}};
+  for (std::uint64_t n : awkward_sizes<T>()) {
+    const auto x = random_input<T>(n, 100 + n);
+    const auto p = product_input<T>(n, 200 + n);
+    for (const Config& c : configs) {
+      expect_simt_matches_cpu(x, op::sum{}, c.grid, c.offset);
+      expect_simt_matches_cpu(p, op::prod{}, c.grid, c.offset);
+      expect_simt_matches_cpu(x, op::min{}, c.grid, c.offset);
+      expect_simt_matches_cpu(x, op::max{}, c.grid, c.offset);
+      expect_simt_matches_cpu(x, op::mean{}, c.grid, c.offset);
+      expect_simt_matches_cpu(x, op::argmin{}, c.grid, c.offset);
+      expect_simt_matches_cpu(x, op::argmax{}, c.grid, c.offset);
+    }
+  }
+}
+
+// More chunks than threads in a block: the last block's fold strides over the chunk results.
+TEST(ReduceSimt, ManyChunksStillMatchTheCpu) {
+  const std::uint64_t n = 1'100'000;  // 269 tiles of 4096 floats: 269 chunks
+  ASSERT_GT(detail::fixed_plan<float>(n).chunks, detail::kThreads);
+  const auto x = random_input<float>(n, 42);
+  for (unsigned grid : {0u, 1u, 7u}) expect_simt_matches_cpu(x, op::sum{}, grid, 0);
+  const auto h = random_input<half>(n, 43);
+  expect_simt_matches_cpu(h, op::sum{}, 5, 1);
+}
+
+// The nondeterministic variant (atomics) lands within rounding of the exact sum; the default
+// order lands on the CPU's bits.
+TEST(ReduceSimt, AtomicVariantIsCloseButTheDefaultIsExactlyTheCpu) {
+  const auto x = random_input<float>(50'000, 8);
+  const float cpu_bits = cpu::reduce(x.data(), x.size(), op::sum{});
+  const float atomic = detail::simt_reduce(x.data(), x.size(), op::sum{}, 6, 0, /*deterministic=*/false);
+  EXPECT_NEAR(atomic, cpu_bits, std::fabs(cpu_bits) * 1e-6 + 1e-6);
+}
+
+}  // namespace
+}  // namespace rltest
