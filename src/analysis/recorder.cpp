@@ -68,6 +68,13 @@ void Recorder::leave(std::uint64_t block, unsigned thread) {
   t.visits.clear();
 }
 
+void Recorder::attribute(std::uint64_t block, unsigned thread, unsigned step) {
+  std::lock_guard lock(mutex_);
+  ThreadState& t = threads_[thread_key(block, thread)];
+  t.step = static_cast<int>(step);
+  t.visits.clear();
+}
+
 void Recorder::exclude(std::uint64_t block, unsigned thread) {
   std::lock_guard lock(mutex_);
   ThreadState& t = threads_[thread_key(block, thread)];

@@ -58,6 +58,8 @@ class Recorder final : public simt::AccessObserver {
   static Recorder* current();
   void enter(std::uint64_t block, unsigned thread, unsigned warp, unsigned lane, unsigned step);
   void leave(std::uint64_t block, unsigned thread);
+  // Attributes the thread's accesses to `step` until leave(), without marking its lane.
+  void attribute(std::uint64_t block, unsigned thread, unsigned step);
   void exclude(std::uint64_t block, unsigned thread);
   void on_access(const simt::AccessEvent& e) override;
 

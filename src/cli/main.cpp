@@ -11,6 +11,7 @@
 #include "lab/device.hpp"
 #include "lab/divergence_run.hpp"
 #include "lab/errors.hpp"
+#include "lab/profile.hpp"
 #include "lab/report.hpp"
 #include "lab/run.hpp"
 
@@ -134,7 +135,9 @@ int run_cli(int argc, char** argv) {
   divergence->add_option("--format", dformat, "table, csv or json")->capture_default_str();
 
   auto* explain = app.add_subcommand(
-      "explain", "per-step counts of one kernel on the SIMT backend: active lanes, divergence, memory requests, bank conflicts");
+      "explain",
+      "per-step counts of one kernel on the SIMT backend: active lanes, divergence, memory requests, bank conflicts; "
+      "--backend cuda adds the GPU's registers, shared memory, occupancy and instrumented lane counts");
   std::string ekernel, en_text = "2048", edtype = "float", eop = "sum", eformat = "table";
   unsigned eblock = 256;
   explain->add_option("kernel", ekernel, "a kernel id (see `reducelab list`)")->required();
@@ -144,6 +147,18 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   explain->add_option("--op", eop, "sum, min or max")->capture_default_str();
   explain->add_option("--format", eformat, "table, csv or json")->capture_default_str();
+
+  auto* profile = app.add_subcommand(
+      "profile", "the seeds' nvprof metrics for one kernel, measured on the GPU by Nsight Compute (ncu)");
+  std::string pkernel, pn_text = "2^24", pdtype = "int32", pop = "sum", pformat = "table", paccumulate = "wide";
+  unsigned pblock = 512;
+  profile->add_option("kernel", pkernel, "a kernel id (see `reducelab list`)")->required();
+  profile->add_option("--n", pn_text, "elements (seed 000: 2^24)")->capture_default_str();
+  profile->add_option("--block", pblock, "threads per block")->capture_default_str();
+  profile->add_option("--dtype", pdtype, "int32, float or double")->capture_default_str();
+  profile->add_option("--op", pop, "sum, min or max")->capture_default_str();
+  profile->add_option("--accumulate", paccumulate, "int32 only: wide or wrap (the seeds' int)")->capture_default_str();
+  profile->add_option("--format", pformat, "table, csv or json")->capture_default_str();
 
   auto* run = app.add_subcommand("run", "verify and time gallery kernels side by side");
   std::string kernels = "all", n_text, dtype = "int32", op = "sum", format = "table", accumulate = "wide";
@@ -195,10 +210,35 @@ int run_cli(int argc, char** argv) {
     const auto o = reducelab::parse_op(eop);
     if (!o) throw UsageError(fmt::format("--op {}: unknown op; choose {}", eop, reducelab::op_choices()));
     plan.op = *o;
-    if (choice == lab::BackendChoice::cuda)
-      throw UsageError("explain --backend cuda: counts come from the SIMT backend; GPU-instrumented counts are not built yet");
     const auto fmt_choice = parse_format(eformat);
+    if (choice == lab::BackendChoice::cuda) {  // auto stays on simt: the counts are exact there
+      auto device = lab::open_device(choice);  // no GPU: one line, exit 2
+      lab::print_explain(lab::explain_cuda(plan, *device), fmt_choice, std::cout);
+      return 0;
+    }
     lab::print_explain(lab::explain(plan), fmt_choice, std::cout);
+    return 0;
+  }
+  if (*profile) {
+    lab::Plan plan;
+    bool all = false;
+    plan.kernels = parse_kernels(pkernel, &all);
+    if (all || plan.kernels.size() != 1) throw UsageError(fmt::format("profile {}: name one kernel", pkernel));
+    plan.n = parse_size("--n", pn_text);
+    plan.block = pblock;
+    const auto d = reducelab::parse_dtype(pdtype);
+    if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", pdtype, reducelab::dtype_choices()));
+    plan.dtype = *d;
+    const auto o = reducelab::parse_op(pop);
+    if (!o) throw UsageError(fmt::format("--op {}: unknown op; choose {}", pop, reducelab::op_choices()));
+    plan.op = *o;
+    if (paccumulate == "wide") plan.accumulate = gallery::Accumulate::wide;
+    else if (paccumulate == "wrap") plan.accumulate = gallery::Accumulate::wrap;
+    else throw UsageError(fmt::format("--accumulate {}: choose wide or wrap", paccumulate));
+    const auto fmt_choice = parse_format(pformat);
+    if (choice == lab::BackendChoice::simt)
+      throw UsageError("profile --backend simt: ncu reads a GPU's counters; the emulator's counts are `reducelab explain`");
+    lab::print_profile(lab::profile(plan), fmt_choice, std::cout);
     return 0;
   }
   if (*divergence) {

@@ -18,8 +18,11 @@
 // that compiled it: nvcc and g++ compile the same templates (launchers, helpers) with the same
 // signatures, and one program links both. Without it the linker would keep one backend's copy
 // of, say, launch_reduceNeighbored<int, long long, Sum<long long>> for both.
+// The instrumented CUDA build (RL_PROBES_ON_GPU, bind_cuda_probed.cu) is a third copy.
 #if RL_SIMT
 #define RL_GALLERY_BACKEND simt_backend
+#elif defined(RL_PROBES_ON_GPU) && RL_PROBES_ON_GPU
+#define RL_GALLERY_BACKEND cuda_probed_backend
 #else
 #define RL_GALLERY_BACKEND cuda_backend
 #endif

@@ -39,10 +39,19 @@ __device__ Acc load_items(rl::gmem<const In> input, std::size_t n, const Op& op)
   return v;
 }
 
-// A warp's values folded into lane 0 through register shuffles: five steps, no memory.
-template <class T, class Op>
-__device__ T warp_shuffle(T v, const Op& op) {
-  for (unsigned offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_down_sync(kFullMask, v, offset));
+// A warp's values folded into lane 0 through register shuffles: five steps, no memory. Each step
+// is probed as its stride in threads: the offset times `scale` (1 when the lanes hold threads'
+// values, 32 when they hold warps' sums); kProbed = false for bookkeeping the counts leave out.
+template <bool kProbed = true, class T, class Op>
+__device__ T warp_shuffle(T v, const Op& op, unsigned scale = 1) {
+  for (unsigned offset = 16; offset > 0; offset >>= 1) {
+    if constexpr (kProbed) {
+      const rl::probe::Step probe(offset * scale);
+      v = op(v, __shfl_down_sync(kFullMask, v, offset));
+    } else {
+      v = op(v, __shfl_down_sync(kFullMask, v, offset));
+    }
+  }
   return v;
 }
 
@@ -51,13 +60,16 @@ __device__ T warp_shuffle(T v, const Op& op) {
 // into a low 16-bit, a middle 16-bit and a high 32-bit part: the 16-bit parts cannot overflow
 // 32 bits over 32 lanes, the high part only matters mod 2^32, so three reductions give the sum
 // mod 2^64 exactly. Other types and ops (float, double, long long min/max) fall back to shuffles.
+// The one-instruction reduction is one probed step, named by its smallest stride (`scale`).
 template <class T, class Op>
-__device__ T warp_reduce_sync(T v, const Op& op) {
+__device__ T warp_reduce_sync(T v, const Op& op, unsigned scale = 1) {
   if constexpr (std::is_same_v<T, int>) {
+    const rl::probe::Step probe(scale);
     if constexpr (Op::kind == reducelab::OpKind::sum) return __reduce_add_sync(kFullMask, v);
     else if constexpr (Op::kind == reducelab::OpKind::min) return __reduce_min_sync(kFullMask, v);
     else return __reduce_max_sync(kFullMask, v);
   } else if constexpr (std::is_same_v<T, long long> && Op::kind == reducelab::OpKind::sum) {
+    const rl::probe::Step probe(scale);
     const unsigned long long u = static_cast<unsigned long long>(v);
     const unsigned lo = static_cast<unsigned>(u & 0xffffu);
     const unsigned mid = static_cast<unsigned>((u >> 16) & 0xffffu);
@@ -67,17 +79,21 @@ __device__ T warp_reduce_sync(T v, const Op& op) {
                                  (static_cast<unsigned long long>(__reduce_add_sync(kFullMask, hi)) << 32);
     return static_cast<long long>(s);
   } else {
-    return warp_shuffle(v, op);
+    return warp_shuffle(v, op, scale);
   }
 }
 
 struct ShuffleWarp {
   template <class T, class Op>
-  __device__ static T reduce(T v, const Op& op) { return warp_shuffle(v, op); }
+  __device__ static T reduce(T v, const Op& op, unsigned scale) { return warp_shuffle(v, op, scale); }
 };
 struct ReduceSyncWarp {
   template <class T, class Op>
-  __device__ static T reduce(T v, const Op& op) { return warp_reduce_sync(v, op); }
+  __device__ static T reduce(T v, const Op& op, unsigned scale) { return warp_reduce_sync(v, op, scale); }
+};
+struct UnprobedShuffleWarp {  // the single pass's last block: bookkeeping, like finalPass
+  template <class T, class Op>
+  __device__ static T reduce(T v, const Op& op, unsigned scale) { return warp_shuffle<false>(v, op, scale); }
 };
 
 // Block-wide: each warp reduces in registers, lane 0 of each warp leaves its value in one shared
@@ -86,13 +102,13 @@ template <class Warp, class T, class Op>
 __device__ T block_reduce(T v, rl::smem<T> warp_sums, const Op& op) {
   const unsigned lane = threadIdx.x % 32;
   const unsigned warp = threadIdx.x / 32;
-  v = Warp::reduce(v, op);
+  v = Warp::reduce(v, op, 1);
   if (lane == 0) warp_sums[warp] = v;
   __syncthreads();
   if (warp == 0) {
     if (lane < blockDim.x / 32) v = warp_sums[lane];
     else v = Op::identity();
-    v = Warp::reduce(v, op);
+    v = Warp::reduce(v, op, 32);  // lanes hold warps' sums: strides of 32 threads and more
   }
   return v;
 }
@@ -162,13 +178,19 @@ __global__ void reduceCooperativeGroups(rl::gmem<const In> input, rl::gmem<Acc> 
   auto tile = cg::tiled_partition<32>(block);
 
   Acc v = detail::load_items<kModernItems, In, Acc>(input, n, op);
-  v = cg::reduce(tile, v, op);
+  {
+    const rl::probe::Step probe(1);  // cg::reduce is one step to the probes (stride 1 and up)
+    v = cg::reduce(tile, v, op);
+  }
   if (tile.thread_rank() == 0) warp_sums[tile.meta_group_rank()] = v;
   block.sync();
   if (tile.meta_group_rank() == 0) {
     if (tile.thread_rank() < tile.meta_group_size()) v = warp_sums[tile.thread_rank()];
     else v = Op::identity();
-    v = cg::reduce(tile, v, op);
+    {
+      const rl::probe::Step probe(32);
+      v = cg::reduce(tile, v, op);
+    }
     if (tile.thread_rank() == 0) partials[blockIdx.x] = v;
   }
 }
@@ -237,11 +259,12 @@ __global__ void reduceSinglePass(rl::gmem<const In> input, rl::gmem<Acc> partial
   __syncthreads();
   const unsigned last = am_last[0];
   if (last != 0) {  // the same in every thread of the block: the barrier inside is uniform
+    const rl::probe::Exclude bookkeeping;  // the pass over partials is not the kernel's reduction
     __threadfence();
     rl::vmem<const Acc> done = partials;  // written by other blocks: bypass this SM's L1
     Acc w = Op::identity();
     for (std::size_t i = threadIdx.x; i < gridDim.x; i += blockDim.x) w = op(w, done[i]);
-    w = detail::block_reduce<detail::ShuffleWarp>(w, warp_sums, op);
+    w = detail::block_reduce<detail::UnprobedShuffleWarp>(w, warp_sums, op);
     if (threadIdx.x == 0) {
       result[0] = w;
       atomicExch(&retirementCount<In, Op>, 0u);  // ready for the next launch

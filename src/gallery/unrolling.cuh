@@ -42,22 +42,32 @@ template <class T, class Op>
 __device__ void tree(rl::gmem<T> idata, std::size_t valid, unsigned last_stride, const Op& op) {
   const unsigned tid = threadIdx.x;
   for (unsigned stride = blockDim.x / 2; stride > last_stride; stride >>= 1) {
-    if (tid < stride && tid + stride < valid) idata[tid] = op(idata[tid], idata[tid + stride]);
+    if (tid < stride && tid + stride < valid) {
+      const rl::probe::Step probe(stride);
+      idata[tid] = op(idata[tid], idata[tid + stride]);
+    }
     __syncthreads();
   }
 }
 
 // One step of the unrolled last warp, correct under independent thread scheduling: every lane
 // of warp 0 reads its pair, the warp meets at __syncwarp, then writes, then meets again, so no
-// lane reads a word another lane is writing in the same step.
+// lane reads a word another lane is writing in the same step. The probe counts the lanes at the
+// read; the write is the same step's work, attributed to it without counting the warp twice.
 template <class T, class Op>
 __device__ void warp_step(rl::gmem<T> idata, unsigned tid, std::size_t valid, unsigned s,
                           const Op& op) {
   const bool active = tid + s < valid;
   T v = Op::identity();
-  if (active) v = op(idata[tid], idata[tid + s]);
+  if (active) {
+    const rl::probe::Step probe(s);
+    v = op(idata[tid], idata[tid + s]);
+  }
   __syncwarp(0xffffffffu);
-  if (active) idata[tid] = v;
+  if (active) {
+    const rl::probe::Accesses probe(s);
+    idata[tid] = v;
+  }
   __syncwarp(0xffffffffu);
 }
 
@@ -158,12 +168,12 @@ __global__ void reduceUnrollWarps8Volatile(rl::gmem<T> g_idata, rl::gmem<T> g_od
     last[tid + 32] = hi;
     __syncwarp(0xffffffffu);
     rl::vmem<T> vsmem = last;
-    vsmem[tid] = op(vsmem[tid], vsmem[tid + 32]);
-    vsmem[tid] = op(vsmem[tid], vsmem[tid + 16]);
-    vsmem[tid] = op(vsmem[tid], vsmem[tid + 8]);
-    vsmem[tid] = op(vsmem[tid], vsmem[tid + 4]);
-    vsmem[tid] = op(vsmem[tid], vsmem[tid + 2]);
-    vsmem[tid] = op(vsmem[tid], vsmem[tid + 1]);
+    { const rl::probe::Step probe(32); vsmem[tid] = op(vsmem[tid], vsmem[tid + 32]); }
+    { const rl::probe::Step probe(16); vsmem[tid] = op(vsmem[tid], vsmem[tid + 16]); }
+    { const rl::probe::Step probe(8); vsmem[tid] = op(vsmem[tid], vsmem[tid + 8]); }
+    { const rl::probe::Step probe(4); vsmem[tid] = op(vsmem[tid], vsmem[tid + 4]); }
+    { const rl::probe::Step probe(2); vsmem[tid] = op(vsmem[tid], vsmem[tid + 2]); }
+    { const rl::probe::Step probe(1); vsmem[tid] = op(vsmem[tid], vsmem[tid + 1]); }
     if (tid == 0) g_odata[blockIdx.x] = vsmem[0];
   }
 }
@@ -181,13 +191,25 @@ __global__ void reduceCompleteUnrollWarps8(rl::gmem<T> g_idata, rl::gmem<T> g_od
   rl::gmem<T> idata = g_idata + base;
   detail::fold_tiles<8>(g_idata, n, op);
   __syncthreads();
-  if (blockDim.x >= 1024 && tid < 512 && tid + 512 < valid) idata[tid] = op(idata[tid], idata[tid + 512]);
+  if (blockDim.x >= 1024 && tid < 512 && tid + 512 < valid) {
+    const rl::probe::Step probe(512);
+    idata[tid] = op(idata[tid], idata[tid + 512]);
+  }
   __syncthreads();
-  if (blockDim.x >= 512 && tid < 256 && tid + 256 < valid) idata[tid] = op(idata[tid], idata[tid + 256]);
+  if (blockDim.x >= 512 && tid < 256 && tid + 256 < valid) {
+    const rl::probe::Step probe(256);
+    idata[tid] = op(idata[tid], idata[tid + 256]);
+  }
   __syncthreads();
-  if (blockDim.x >= 256 && tid < 128 && tid + 128 < valid) idata[tid] = op(idata[tid], idata[tid + 128]);
+  if (blockDim.x >= 256 && tid < 128 && tid + 128 < valid) {
+    const rl::probe::Step probe(128);
+    idata[tid] = op(idata[tid], idata[tid + 128]);
+  }
   __syncthreads();
-  if (blockDim.x >= 128 && tid < 64 && tid + 64 < valid) idata[tid] = op(idata[tid], idata[tid + 64]);
+  if (blockDim.x >= 128 && tid < 64 && tid + 64 < valid) {
+    const rl::probe::Step probe(64);
+    idata[tid] = op(idata[tid], idata[tid + 64]);
+  }
   __syncthreads();
   if (tid < 32) detail::warp_unrolled(idata, tid, valid, op);
   if (tid == 0) g_odata[blockIdx.x] = idata[0];
@@ -206,13 +228,25 @@ __global__ void reduceCompleteUnroll(rl::gmem<T> g_idata, rl::gmem<T> g_odata, s
   rl::gmem<T> idata = g_idata + base;
   detail::fold_tiles<8>(g_idata, n, op);
   __syncthreads();
-  if (iBlockSize >= 1024 && tid < 512 && tid + 512 < valid) idata[tid] = op(idata[tid], idata[tid + 512]);
+  if (iBlockSize >= 1024 && tid < 512 && tid + 512 < valid) {
+    const rl::probe::Step probe(512);
+    idata[tid] = op(idata[tid], idata[tid + 512]);
+  }
   __syncthreads();
-  if (iBlockSize >= 512 && tid < 256 && tid + 256 < valid) idata[tid] = op(idata[tid], idata[tid + 256]);
+  if (iBlockSize >= 512 && tid < 256 && tid + 256 < valid) {
+    const rl::probe::Step probe(256);
+    idata[tid] = op(idata[tid], idata[tid + 256]);
+  }
   __syncthreads();
-  if (iBlockSize >= 256 && tid < 128 && tid + 128 < valid) idata[tid] = op(idata[tid], idata[tid + 128]);
+  if (iBlockSize >= 256 && tid < 128 && tid + 128 < valid) {
+    const rl::probe::Step probe(128);
+    idata[tid] = op(idata[tid], idata[tid + 128]);
+  }
   __syncthreads();
-  if (iBlockSize >= 128 && tid < 64 && tid + 64 < valid) idata[tid] = op(idata[tid], idata[tid + 64]);
+  if (iBlockSize >= 128 && tid < 64 && tid + 64 < valid) {
+    const rl::probe::Step probe(64);
+    idata[tid] = op(idata[tid], idata[tid + 64]);
+  }
   __syncthreads();
   if (tid < 32) detail::warp_unrolled(idata, tid, valid, op);
   if (tid == 0) g_odata[blockIdx.x] = idata[0];

@@ -291,7 +291,147 @@ nlohmann::json to_json(const analysis::StepCounts& s) {
   return j;
 }
 
+namespace {
+
+// The lane fields of a step (what the instrumented GPU build counts; it records no addresses).
+nlohmann::json lanes_json(const analysis::StepCounts& s) {
+  nlohmann::json j = {{"active_threads", s.active_threads},   {"active_warps", s.active_warps},
+                      {"divergent_warps", s.divergent_warps}, {"lane_slots", s.lane_slots},
+                      {"simd_utilization", s.simd_utilization}, {"lanes_histogram", s.lanes_histogram}};
+  if (s.step) j["stride"] = *s.step;
+  return j;
+}
+
+nlohmann::json resources_json(const KernelResources& k) {
+  return {{"name", k.name},
+          {"grid", k.grid},
+          {"block", k.block},
+          {"registers", k.registers},
+          {"static_shared_bytes", k.static_shared},
+          {"dynamic_shared_bytes", k.dynamic_shared},
+          {"local_bytes", k.local_bytes},
+          {"max_blocks_per_sm", k.max_blocks_per_sm},
+          {"occupancy", k.occupancy},
+          {"explained", k.explained}};
+}
+
+std::vector<std::string> explain_cells(std::string label, const analysis::StepCounts& s, bool memory) {
+  std::vector<std::string> c = {label,
+                                std::to_string(s.active_threads),
+                                std::to_string(s.active_warps),
+                                std::to_string(s.divergent_warps),
+                                std::to_string(s.lane_slots),
+                                s.lane_slots ? fmt::format("{:.3f}", s.simd_utilization) : "-"};
+  if (memory)
+    c.insert(c.end(), {std::to_string(s.global_accesses), std::to_string(s.global_requests),
+                       std::to_string(s.global_sectors), std::to_string(s.shared_accesses),
+                       s.shared_accesses ? fmt::format("{}-way", s.bank_conflict_ways) : "-",
+                       std::to_string(s.shared_wavefronts)});
+  return c;
+}
+
+const std::vector<std::string> kLaneHeader = {"stride", "active thr", "active warps", "divergent", "lane slots",
+                                              "SIMD util"};
+const std::vector<std::string> kMemoryHeader = {"global acc", "requests", "sectors", "shared acc", "bank ways",
+                                                "wavefronts"};
+
+void print_simt_table(const analysis::Counts& counts, std::ostream& out) {
+  std::vector<std::string> header = kLaneHeader;
+  header.insert(header.end(), kMemoryHeader.begin(), kMemoryHeader.end());
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& s : counts.steps) rows.push_back(explain_cells(std::to_string(*s.step), s, true));
+  rows.push_back(explain_cells("total", counts.totals, true));
+  rows.push_back(explain_cells("outside", counts.outside, true));
+  print_table(header, rows, out, 1, false);
+}
+
+void print_explain_cuda(const ExplainReport& r, Format f, std::ostream& out) {
+  const auto& e = *r.plan.kernels.front();
+  const GpuExplain& g = *r.gpu;
+  if (f == Format::json) {
+    nlohmann::json steps = nlohmann::json::array(), launches = nlohmann::json::array();
+    for (const auto& s : g.lanes.steps) steps.push_back(lanes_json(s));
+    for (const auto& k : g.launches) launches.push_back(resources_json(k));
+    nlohmann::json j = {{"kernel", e.name},
+                        {"id", e.id},
+                        {"n", r.plan.n},
+                        {"block", r.plan.block},
+                        {"backend", "cuda"},
+                        {"device", to_json(g.device)},
+                        {"dtype", std::string(reducelab::name(r.plan.dtype))},
+                        {"op", std::string(reducelab::name(r.plan.op))},
+                        {"probed", r.probed},
+                        {"instrumented", g.instrumented},
+                        {"steps", steps},
+                        {"totals", g.instrumented ? lanes_json(g.lanes.totals) : nlohmann::json(nullptr)},
+                        {"irregular_probes", g.irregular_probes},
+                        {"launches", launches},
+                        {"result", r.row.result},
+                        {"expected", r.row.expected},
+                        {"status", r.row.status},
+                        {"instrumented_status", g.instrumented ? nlohmann::json(g.instrumented_row.status) : nlohmann::json(nullptr)},
+                        {"simt_compared", g.simt_compared},
+                        {"lanes_equal_simt", g.simt_compared ? nlohmann::json(g.lanes_equal) : nlohmann::json(nullptr)}};
+    if (r.simt_ran) {
+      nlohmann::json simt_steps = nlohmann::json::array();
+      for (const auto& s : r.counts.steps) simt_steps.push_back(to_json(s));
+      j["simt"] = {{"steps", simt_steps}, {"totals", to_json(r.counts.totals)}, {"outside_steps", to_json(r.counts.outside)}};
+    }
+    out << j.dump(2) << '\n';
+    return;
+  }
+  std::vector<std::string> kheader = {"kernel", "grid", "block", "registers", "static smem", "dynamic smem", "local",
+                                      "blocks/SM", "occupancy"};
+  std::vector<std::vector<std::string>> krows;
+  for (const auto& k : g.launches)
+    krows.push_back({k.name + (k.explained ? "" : " (bookkeeping)"), std::to_string(k.grid), std::to_string(k.block),
+                     std::to_string(k.registers), std::to_string(k.static_shared), std::to_string(k.dynamic_shared),
+                     std::to_string(k.local_bytes), std::to_string(k.max_blocks_per_sm),
+                     fmt::format("{:.0f}%", 100 * k.occupancy)});
+  std::vector<std::vector<std::string>> lrows;
+  for (const auto& s : g.lanes.steps) lrows.push_back(explain_cells(std::to_string(*s.step), s, false));
+  if (g.instrumented) lrows.push_back(explain_cells("total", g.lanes.totals, false));
+  if (f == Format::csv) {
+    print_csv(kheader, krows, out);
+    out << '\n';
+    print_csv(kLaneHeader, lrows, out);
+    return;
+  }
+  out << device_line(g.device, 0) << '\n';
+  out << fmt::format("{} ({}) on the GPU: n = {}, block {}, {} {}\n\n", e.name, e.id, r.plan.n, r.plan.block,
+                     reducelab::name(r.plan.dtype), reducelab::name(r.plan.op));
+  out << "Launches (cudaFuncGetAttributes; blocks/SM from cudaOccupancyMaxActiveBlocksPerMultiprocessor;\n"
+         "occupancy = resident warps / the SM's maximum):\n\n";
+  print_table(kheader, krows, out, 1, false);
+  out << fmt::format("\nresult {} expected {}: {}\n\n", r.row.result, r.row.expected, r.row.status);
+  if (!g.instrumented) {
+    out << "This kernel has no instrumented GPU build (no probes): no lane counts from the GPU.\n";
+  } else {
+    out << "Active lanes counted on the GPU by the instrumented build (__activemask/__popc per warp execution,\n"
+           "int32 summed in int64: which lanes reach a step does not depend on the dtype):\n\n";
+    print_table(kLaneHeader, lrows, out, 1, false);
+    out << fmt::format("\ninstrumented run: result {} expected {}: {}{}\n", g.instrumented_row.result,
+                       g.instrumented_row.expected, g.instrumented_row.status,
+                       g.irregular_probes ? fmt::format(" ({} probes with a step not 0 or 2^k were not counted)", g.irregular_probes) : "");
+  }
+  if (r.simt_ran) {
+    out << "\nThe same plan on the SIMT backend, with the memory counts the GPU build does not record:\n\n";
+    print_simt_table(r.counts, out);
+    if (g.simt_compared) {
+      std::string why;
+      same_lane_counts(r.counts, g.lanes, &why);
+      out << (g.lanes_equal ? "\nGPU and SIMT lane counts are equal at every step.\n"
+                            : "\nGPU and SIMT lane counts DIFFER: " + why + "\n");
+    }
+  } else {
+    out << fmt::format("\nSIMT counts not run: n is over {} (the emulator would take too long).\n", kSimtCompareMaxN);
+  }
+}
+
+}  // namespace
+
 void print_explain(const ExplainReport& r, Format f, std::ostream& out) {
+  if (r.gpu) return print_explain_cuda(r, f, out);
   const auto& e = *r.plan.kernels.front();
   if (f == Format::json) {
     nlohmann::json steps = nlohmann::json::array();
@@ -314,27 +454,13 @@ void print_explain(const ExplainReport& r, Format f, std::ostream& out) {
         << '\n';
     return;
   }
-  std::vector<std::string> header = {"stride", "active thr", "active warps", "divergent", "lane slots", "SIMD util",
-                                     "global acc", "requests", "sectors", "shared acc", "bank ways", "wavefronts"};
-  auto cells = [](std::string label, const analysis::StepCounts& s) {
-    return std::vector<std::string>{label,
-                                    std::to_string(s.active_threads),
-                                    std::to_string(s.active_warps),
-                                    std::to_string(s.divergent_warps),
-                                    std::to_string(s.lane_slots),
-                                    s.lane_slots ? fmt::format("{:.3f}", s.simd_utilization) : "-",
-                                    std::to_string(s.global_accesses),
-                                    std::to_string(s.global_requests),
-                                    std::to_string(s.global_sectors),
-                                    std::to_string(s.shared_accesses),
-                                    s.shared_accesses ? fmt::format("{}-way", s.bank_conflict_ways) : "-",
-                                    std::to_string(s.shared_wavefronts)};
-  };
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& s : r.counts.steps) rows.push_back(cells(std::to_string(*s.step), s));
-  rows.push_back(cells("total", r.counts.totals));
-  rows.push_back(cells("outside", r.counts.outside));
   if (f == Format::csv) {
+    std::vector<std::string> header = kLaneHeader;
+    header.insert(header.end(), kMemoryHeader.begin(), kMemoryHeader.end());
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& s : r.counts.steps) rows.push_back(explain_cells(std::to_string(*s.step), s, true));
+    rows.push_back(explain_cells("total", r.counts.totals, true));
+    rows.push_back(explain_cells("outside", r.counts.outside, true));
     print_csv(header, rows, out);
     return;
   }
@@ -345,8 +471,61 @@ void print_explain(const ExplainReport& r, Format f, std::ostream& out) {
          "requests = distinct 128-byte lines per warp access (PMPP 10.5); sectors = 32-byte sectors; bank ways =\n"
          "the worst warp access's distinct words in one bank; 'outside' = accesses outside the reduction steps.\n\n";
   if (!r.probed) out << "This kernel has no probes in its reduction steps yet: only memory totals are shown.\n\n";
-  print_table(header, rows, out, 1, false);
+  print_simt_table(r.counts, out);
   out << fmt::format("\nresult {} expected {}: {}\n", r.row.result, r.row.expected, r.row.status);
+}
+
+namespace {
+std::string number(const std::optional<double>& v) {
+  if (!v) return "n/a";
+  const double a = *v < 0 ? -*v : *v;
+  if (a != 0 && (a >= 1e7 || a < 1e-3)) return fmt::format("{:.4g}", *v);
+  return fmt::format("{:.3f}", *v);
+}
+nlohmann::json maybe(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+}  // namespace
+
+void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
+  const auto& e = *r.plan.kernels.front();
+  if (f == Format::json) {
+    nlohmann::json metrics = nlohmann::json::array();
+    for (const auto& m : r.metrics)
+      metrics.push_back({{"nvprof", m.nvprof}, {"ncu", m.ncu}, {"value", maybe(m.value)}, {"unit", m.unit},
+                         {"nvprof_value", maybe(m.nvprof_value)}, {"nvprof_unit", m.nvprof_unit}, {"meaning", m.meaning}});
+    out << nlohmann::json{{"kernel", e.name},
+                          {"id", e.id},
+                          {"n", r.plan.n},
+                          {"block", r.plan.block},
+                          {"dtype", std::string(reducelab::name(r.plan.dtype))},
+                          {"op", std::string(reducelab::name(r.plan.op))},
+                          {"backend", "cuda"},
+                          {"device", r.device},
+                          {"ncu", r.ncu},
+                          {"ncu_kernel_name", r.kernel_name},
+                          {"grid", r.grid},
+                          {"block_size", r.block},
+                          {"duration_ns", maybe(r.duration_ns)},
+                          {"metrics", metrics}}
+               .dump(2)
+        << '\n';
+    return;
+  }
+  std::vector<std::string> header = {"nvprof metric", "ncu metric", "value", "unit", "as nvprof"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& m : r.metrics)
+    rows.push_back({m.nvprof, m.ncu, number(m.value), m.unit.empty() ? "-" : m.unit,
+                    m.nvprof_value ? number(m.nvprof_value) + (m.nvprof_unit.empty() ? "" : " " + m.nvprof_unit) : "n/a"});
+  if (f == Format::csv) {
+    print_csv(header, rows, out);
+    return;
+  }
+  out << fmt::format("device: {} | ncu {} --clock-control none (clocks left as they are)\n", r.device, r.ncu);
+  out << fmt::format("{} ({}): n = {}, block {}, {} {}; ncu profiled {} (grid {}, block {}), the run's first launch\n",
+                     e.name, e.id, r.plan.n, r.plan.block, reducelab::name(r.plan.dtype), reducelab::name(r.plan.op),
+                     r.kernel_name, r.grid, r.block);
+  if (r.duration_ns) out << fmt::format("duration under the profiler: {:.1f} us\n", *r.duration_ns / 1e3);
+  out << '\n';
+  print_table(header, rows, out, 2, false);
 }
 
 }  // namespace rl::lab

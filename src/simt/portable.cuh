@@ -40,6 +40,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "simt/launch_observer.hpp"
+
 #define RL_SIMT 0
 
 namespace rl {
@@ -104,6 +106,10 @@ void launch(void (*kernel)(Params...), const LaunchConfig& cfg, Args&&... args) 
     if (err != cudaSuccess)
       throw CudaError(std::string("launch of ") + cfg.name + " failed: " + cudaGetErrorName(err) +
                       " (" + cudaGetErrorString(err) + ")");
+    if (const LaunchObserver& o = launch_observer(); o.fn)
+      o.fn(LaunchRecord{reinterpret_cast<const void*>(kernel), {cfg.grid.x, cfg.grid.y, cfg.grid.z},
+                        {cfg.block.x, cfg.block.y, cfg.block.z}, cfg.shared_bytes, cfg.name},
+           o.context);
   };
   launch_with(static_cast<Params>(std::forward<Args>(args))...);
 }

@@ -9,12 +9,13 @@
 namespace {
 using namespace rl;
 
-lab::ExplainReport explain(const char* id, std::size_t n, unsigned block) {
+lab::ExplainReport explain(const char* id, std::size_t n, unsigned block,
+                           reducelab::Dtype dtype = reducelab::Dtype::float32) {  // 4-byte elements, as the seeds count
   lab::Plan p;
   p.kernels = {gallery::find(id)};
   p.n = n;
   p.block = block;
-  p.dtype = reducelab::Dtype::float32;  // 4-byte elements, as the seeds count
+  p.dtype = dtype;
   auto r = lab::explain(p);
   EXPECT_EQ(r.row.status, "ok") << id;
   EXPECT_TRUE(r.probed) << id;
@@ -96,7 +97,7 @@ TEST(ExplainSeed000, NeighboredLessDivergesOnlyInTheLastFiveSteps) {
 
 TEST(Explain, KernelWithoutProbesSaysSoAndCudaOnlyIsRefused) {
   lab::Plan p;
-  p.kernels = {gallery::find("vectorized")};
+  p.kernels = {gallery::find("nested")};  // its steps are grid launches, not probed lanes
   p.n = 4096;
   p.block = 256;
   const auto r = lab::explain(p);
@@ -104,5 +105,57 @@ TEST(Explain, KernelWithoutProbesSaysSoAndCudaOnlyIsRefused) {
   EXPECT_GT(r.counts.outside.global_accesses, 0u);
   p.kernels = {gallery::find("cub")};
   EXPECT_THROW(lab::explain(p), lab::UsageError);
+}
+
+// Professional CUDA C 3.5.2, reduceUnrollWarps8 at n = 4096, block 256: a block covers 8 x 256
+// elements, so 2 blocks. The tree runs strides 128 and 64 (threads tid < s: 4 and 2 whole warps
+// per block), then warp 0 finishes with strides 32 .. 1 and ALL 32 lanes work at each of those
+// six steps (tid + s < 256 holds for every tid < 32): no divergence anywhere. Active threads
+// 2 x (128 + 64 + 6 x 32) = 768, warp executions 2 x (4 + 2 + 6) = 24, utilization 1. Of the 192
+// lane slots per block in the warp steps only 32 + 16 + ... + 1 = 63 add something the result
+// needs: the unrolled warp trades divergence for redundant lanes. The complete unroll (3.5.4)
+// executes exactly the same lanes, its steps written out instead of looped.
+TEST(ExplainUnrolling, LastWarpHasNoDivergenceButRedundantLanes) {
+  for (const char* id : {"unroll-warps8", "complete-unroll-warps8", "complete-unroll"}) {
+    const auto r = explain(id, 4096, 256);
+    ASSERT_EQ(r.counts.steps.size(), 8u) << id;
+    const unsigned strides[] = {128, 64, 32, 16, 8, 4, 2, 1};
+    for (std::size_t k = 0; k < 8; ++k) EXPECT_EQ(r.counts.steps[k].step, strides[k]) << id;
+    EXPECT_EQ(r.counts.totals.active_threads, 768u) << id;
+    EXPECT_EQ(r.counts.totals.active_warps, 24u) << id;
+    EXPECT_EQ(r.counts.totals.divergent_warps, 0u) << id;
+    EXPECT_EQ(r.counts.steps[2].lanes_histogram[32], 2u) << id;  // stride 32: one full warp per block
+  }
+  // reduceUnrolling8 keeps the looped tree to stride 1: its last five steps diverge in warp 0.
+  const auto u8 = explain("unroll8", 4096, 256);
+  EXPECT_EQ(u8.counts.totals.divergent_warps, 2u * 5);
+}
+
+// The modern rungs at n = 4096, block 256: 8 elements per thread, so 2 blocks of 8 warps (16
+// warps). Shuffles: five steps (offsets 16 .. 1) in every warp, 32 lanes each: 5 x 16 = 80
+// executions; then warp 0 of each block folds the 8 warp sums in five more steps, probed as
+// strides 512 .. 32 (offset x 32 threads): 10 executions. Totals 90 warps, 2880 lanes, nothing
+// divergent. Shared memory: 8 one-lane writes of warp sums and 1 read by warp 0 per block: 18
+// accesses, conflict-free. __reduce_add_sync does an integer warp in one step: 16 + 2
+// executions; for float it has no instruction and the kernel falls back to the shuffles.
+TEST(ExplainModern, WarpLevelStepsUseEveryLane) {
+  const auto shuffle = explain("warp-shuffle", 4096, 256);
+  ASSERT_EQ(shuffle.counts.steps.size(), 10u);
+  EXPECT_EQ(shuffle.counts.steps[0].step, 16u);
+  EXPECT_EQ(shuffle.counts.steps[5].step, 512u);
+  EXPECT_EQ(shuffle.counts.totals.active_warps, 90u);
+  EXPECT_EQ(shuffle.counts.totals.active_threads, 2880u);
+  EXPECT_EQ(shuffle.counts.totals.divergent_warps, 0u);
+  EXPECT_EQ(shuffle.counts.outside.shared_accesses, 18u);
+  EXPECT_EQ(shuffle.counts.outside.bank_conflict_ways, 1u);
+  const auto redux = explain("warp-reduce-sync", 4096, 256, reducelab::Dtype::int32);
+  ASSERT_EQ(redux.counts.steps.size(), 2u);
+  EXPECT_EQ(redux.counts.steps[0].active_warps, 16u);
+  EXPECT_EQ(redux.counts.steps[1].active_warps, 2u);
+  EXPECT_EQ(explain("warp-reduce-sync", 4096, 256).counts.steps.size(), 10u);  // float: shuffles
+  // The single pass's last block reduces the partials too; that pass is bookkeeping, left out,
+  // so its counts are the shuffle kernel's.
+  const auto single = explain("single-pass", 4096, 256);
+  EXPECT_EQ(single.counts.totals.active_warps, 90u);
 }
 }  // namespace

@@ -1,0 +1,144 @@
+// `explain --backend cuda`: the kernel's resources as the CUDA runtime reports them, and the
+// active-lane counts of its instrumented build (gallery/probed.hpp), on the GPU.
+#include <memory>
+#include <stdexcept>
+#include <string_view>
+
+#include "analysis/gpu_counters.hpp"
+#include "fmt/format.h"
+#include "gallery/probed.hpp"
+#include "lab/errors.hpp"
+#include "lab/explain.hpp"
+#include "lab/verify.hpp"
+#include "simt/launch_observer.hpp"
+
+namespace rl::lab {
+namespace {
+
+// Collects the launches rl::launch makes while it lives.
+class LaunchLog {
+ public:
+  LaunchLog() : previous_(launch_observer()) { launch_observer() = {&record, this}; }
+  ~LaunchLog() { launch_observer() = previous_; }
+  LaunchLog(const LaunchLog&) = delete;
+  LaunchLog& operator=(const LaunchLog&) = delete;
+  const std::vector<LaunchRecord>& records() const { return records_; }
+
+ private:
+  static void record(const LaunchRecord& r, void* self) { static_cast<LaunchLog*>(self)->records_.push_back(r); }
+  LaunchObserver previous_;
+  std::vector<LaunchRecord> records_;
+};
+
+// Stops the instrumented kernels' probes on every way out.
+struct Detach {
+  ~Detach() {
+    try {
+      gallery::cuda_probes_attach(nullptr);
+    } catch (...) {
+    }
+  }
+};
+
+}  // namespace
+
+analysis::Counts instrumented_lane_counts(const Plan& plan, Device& device, Row* row_out, std::uint64_t* irregular) {
+  const gallery::Entry& e = *plan.kernels.front();
+  const gallery::LaunchFn launch = gallery::cuda_probed_launcher(e.id);
+  if (!launch)
+    throw UsageError(fmt::format("explain {}: no instrumented GPU build of this kernel; its lanes are counted on simt only", e.id));
+  if (device.info().backend != Backend::cuda) throw std::logic_error("instrumented_lane_counts: not a CUDA device");
+  constexpr Dtype dtype = Dtype::int32;
+  constexpr Accumulate acc = Accumulate::wide;
+  const HostArray input = make_input(dtype, plan.n, plan.seed);
+  const Expected expected = expect(input, OpKind::sum, acc);
+  const std::size_t in_bytes = gallery::input_bytes(e, dtype, acc), acc_bytes = gallery::accumulator_bytes(dtype, acc);
+  std::vector<unsigned char> converted;
+  const void* host = input.bytes.data();
+  if (e.constraints.in_place && in_bytes != input.element_bytes) {
+    converted = to_accumulator(input, acc);
+    host = converted.data();
+  }
+  Buffer work(device, plan.n * in_bytes);
+  Buffer scratch(device, e.scratch_bytes ? std::max<std::size_t>(e.scratch_bytes(plan.n, plan.block, acc_bytes), 1) : 1);
+  Buffer result(device, acc_bytes);
+  Buffer counters(device, sizeof(analysis::GpuProbeCounters));
+  device.upload(work.get(), host, plan.n * in_bytes);
+  device.fill(counters.get(), 0, sizeof(analysis::GpuProbeCounters));
+  device.fill(result.get(), 0xFF, acc_bytes);
+  device.synchronize();
+
+  gallery::LaunchArgs args;
+  args.input = work.get();
+  args.scratch = scratch.get();
+  args.result = result.get();
+  args.n = plan.n;
+  args.block = plan.block;
+  args.dtype = dtype;
+  args.op = OpKind::sum;
+  args.accumulate = acc;
+  args.param = plan.param;
+  args.stream = device.stream();
+  {
+    const Detach detach;
+    gallery::cuda_probes_attach(static_cast<analysis::GpuProbeCounters*>(counters.get()));
+    launch(args);
+    device.synchronize();
+  }
+  auto raw = std::make_unique<analysis::GpuProbeCounters>();
+  device.download(raw.get(), counters.get(), sizeof(analysis::GpuProbeCounters));
+  std::vector<unsigned char> got(acc_bytes);
+  device.download(got.data(), result.get(), acc_bytes);
+  const Verdict v = check(expected, got.data(), dtype, acc);
+  if (row_out) {
+    row_out->id = e.id;
+    row_out->name = e.name;
+    row_out->family = e.family;
+    row_out->n = plan.n;
+    row_out->block = plan.block;
+    row_out->result = v.text;
+    row_out->expected = expected.text;
+    row_out->ok = v.ok;
+    row_out->status = v.ok ? "ok" : "MISMATCH";
+    row_out->note = "instrumented build, int32 summed in int64";
+  }
+  if (irregular) *irregular = raw->irregular;
+  return analysis::counts_from_gpu(*raw);
+}
+
+ExplainReport explain_cuda(const Plan& plan, Device& device) {
+  validate(plan, device);
+  const gallery::Entry& e = *plan.kernels.front();
+  ExplainReport report;
+  report.plan = plan;
+  report.plan.timed = false;
+  report.plan.flush_l2 = false;
+  report.plan.measure_ceiling = false;
+  report.backend = Backend::cuda;
+  GpuExplain gpu;
+  gpu.device = device.info();
+  {
+    LaunchLog log;
+    const RunReport r = run(report.plan, device);  // the timed build, one verified launch
+    report.row = r.rows.front();
+    for (const LaunchRecord& rec : log.records()) gpu.launches.push_back(kernel_resources(rec));
+  }
+  if (gallery::cuda_probed_launcher(e.id)) {
+    gpu.lanes = instrumented_lane_counts(report.plan, device, &gpu.instrumented_row, &gpu.irregular_probes);
+    gpu.instrumented = true;
+  }
+  if (plan.n <= kSimtCompareMaxN && gallery::launcher(e, Backend::simt)) {
+    ExplainReport simt = explain(plan);
+    report.counts = simt.counts;
+    report.simt_ran = true;
+    if (gpu.instrumented) {
+      gpu.simt_compared = true;
+      gpu.lanes_equal = same_lane_counts(simt.counts, gpu.lanes);
+    }
+  }
+  report.probed = gpu.instrumented ? !gpu.lanes.steps.empty() : !report.counts.steps.empty();
+  report.gpu = std::move(gpu);
+  return report;
+}
+
+}  // namespace rl::lab

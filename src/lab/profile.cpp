@@ -1,0 +1,286 @@
+#include "lab/profile.hpp"
+
+#include <glob.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ostream>
+#include <stdexcept>
+
+#include "fmt/format.h"
+#include "lab/errors.hpp"
+
+namespace rl::lab {
+
+// NVIDIA's "Nsight Compute CLI: nvprof metric comparison" table, the lines the seeds use.
+const std::vector<MetricMapping>& metric_mappings() {
+  static const std::vector<MetricMapping> m = {
+      {"inst_per_warp", "smsp__average_inst_executed_per_warp.ratio",
+       "instructions executed per warp, averaged over the warps", "", 1},
+      {"gld_throughput", "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second",
+       "bytes of global loads the L1 delivered per second", "GB/s", 1e-9},
+      {"gld_efficiency", "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+       "bytes the loads asked for per byte of the 32-byte sectors moved", "%", 1},
+      {"gld_transactions_per_request", "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
+       "32-byte sectors per global load request", "", 1},
+      {"branch_efficiency", "smsp__sass_average_branch_targets_threads_uniform.pct",
+       "branches whose active threads all went the same way", "%", 1},
+      {"warp_execution_efficiency", "smsp__thread_inst_executed_per_inst_executed.ratio",
+       "active threads per executed warp instruction (nvprof: as % of 32)", "%", 100.0 / 32},
+      {"shared_ld_bank_conflict", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+       "extra shared-memory load wavefronts caused by bank conflicts", "", 1},
+      {"shared_st_bank_conflict", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+       "extra shared-memory store wavefronts caused by bank conflicts", "", 1},
+      {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active",
+       "resident warps per active cycle, of the SM's maximum (nvprof: a ratio)", "", 0.01},
+  };
+  return m;
+}
+
+std::string ncu_metric_list() {
+  std::string s(kNcuDuration);
+  for (const auto& m : metric_mappings()) s += "," + std::string(m.ncu);
+  return s;
+}
+
+namespace {
+
+// One CSV record: fields split on commas outside quotes, "" inside quotes is a quote.
+std::vector<std::string> csv_fields(std::string_view line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else if (c != '\r') {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    out.push_back(text.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
+int column(const std::vector<std::string>& header, std::string_view name) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::string at(const std::vector<std::string>& row, int i) {
+  return i >= 0 && static_cast<std::size_t>(i) < row.size() ? row[i] : std::string();
+}
+
+}  // namespace
+
+std::optional<double> parse_ncu_number(std::string_view text) {
+  std::string digits;
+  for (char c : text)
+    if (c != ',' && c != ' ') digits += c;
+  if (digits.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(digits.c_str(), &end);
+  if (end != digits.c_str() + digits.size()) return std::nullopt;
+  return v;
+}
+
+std::vector<NcuKernel> parse_ncu_csv(std::string_view text) {
+  const auto lines = lines_of(text);
+  std::size_t h = 0;
+  while (h < lines.size() && lines[h].rfind("\"ID\",", 0) != 0) ++h;
+  if (h == lines.size()) throw std::runtime_error("ncu printed no CSV report (no line starting with \"ID\")");
+  const std::vector<std::string> header = csv_fields(lines[h]);
+  const int id = column(header, "ID"), name = column(header, "Kernel Name"), block = column(header, "Block Size"),
+            grid = column(header, "Grid Size");
+  const int metric_name = column(header, "Metric Name"), metric_unit = column(header, "Metric Unit"),
+            metric_value = column(header, "Metric Value");
+  std::vector<NcuKernel> kernels;
+  std::map<std::string, std::size_t> by_id;
+  auto kernel_for = [&](const std::vector<std::string>& row) -> NcuKernel& {
+    const std::string key = at(row, id);
+    auto [it, fresh] = by_id.try_emplace(key, kernels.size());
+    if (fresh) kernels.push_back({at(row, name), at(row, block), at(row, grid), {}, {}});
+    return kernels[it->second];
+  };
+  const bool details = metric_name >= 0 && metric_value >= 0;
+  std::vector<std::string> units;
+  for (std::size_t i = h + 1; i < lines.size(); ++i) {
+    if (lines[i].empty() || lines[i][0] != '"') continue;  // ==PROF== lines, application output
+    const std::vector<std::string> row = csv_fields(lines[i]);
+    if (details) {
+      NcuKernel& k = kernel_for(row);
+      k.values[at(row, metric_name)] = at(row, metric_value);
+      k.units[at(row, metric_name)] = at(row, metric_unit);
+      continue;
+    }
+    if (at(row, id).empty()) {  // the raw page's second line: the units of each metric
+      units = row;
+      continue;
+    }
+    NcuKernel& k = kernel_for(row);
+    for (std::size_t c = 0; c < header.size() && c < row.size(); ++c) {
+      if (static_cast<int>(c) == id || static_cast<int>(c) == name || static_cast<int>(c) == block ||
+          static_cast<int>(c) == grid)
+        continue;
+      k.values[header[c]] = row[c];
+      k.units[header[c]] = c < units.size() ? units[c] : std::string();
+    }
+  }
+  return kernels;
+}
+
+std::vector<ProfileMetric> profile_metrics(const NcuKernel& k) {
+  std::vector<ProfileMetric> out;
+  for (const auto& m : metric_mappings()) {
+    ProfileMetric p;
+    p.nvprof = m.nvprof;
+    p.ncu = m.ncu;
+    p.meaning = m.meaning;
+    p.nvprof_unit = m.nvprof_unit;
+    if (auto v = k.values.find(p.ncu); v != k.values.end()) {
+      p.value = parse_ncu_number(v->second);
+      p.unit = k.units.count(p.ncu) ? k.units.at(p.ncu) : "";
+      if (p.value) p.nvprof_value = *p.value * m.to_nvprof;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::string find_ncu() {
+  if (const char* env = std::getenv("REDUCELAB_NCU"); env && *env) {
+    if (access(env, X_OK) != 0)
+      throw UsageError(fmt::format("REDUCELAB_NCU={}: not an executable file; point it at Nsight Compute's ncu", env));
+    return env;
+  }
+  std::vector<std::string> candidates;
+  if (const char* path = std::getenv("PATH")) {
+    std::string_view rest(path);
+    while (!rest.empty()) {
+      const auto colon = rest.find(':');
+      const std::string_view dir = rest.substr(0, colon);
+      if (!dir.empty()) candidates.push_back(std::string(dir) + "/ncu");
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  candidates.push_back("/usr/local/cuda/bin/ncu");
+  glob_t g{};
+  if (glob("/opt/nvidia/nsight-compute/*/ncu", 0, nullptr, &g) == 0)
+    for (std::size_t i = 0; i < g.gl_pathc; ++i) candidates.push_back(g.gl_pathv[i]);
+  globfree(&g);
+  for (const auto& c : candidates)
+    if (access(c.c_str(), X_OK) == 0) return c;
+  throw UsageError(
+      "profile: ncu (Nsight Compute) not found in PATH, /usr/local/cuda/bin or /opt/nvidia/nsight-compute/*; "
+      "install it or set REDUCELAB_NCU");
+}
+
+namespace {
+
+std::string shell_quoted(std::string_view s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string self_executable() {
+  char buf[4096];
+  const ssize_t len = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (len <= 0) throw std::runtime_error("profile: cannot find this program's path (/proc/self/exe)");
+  return std::string(buf, static_cast<std::size_t>(len));
+}
+
+// Runs `command` through the shell; returns its exit status and everything it printed.
+int run_capture(const std::string& command, std::string* output) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) throw std::runtime_error("profile: cannot start ncu (popen failed)");
+  char buf[8192];
+  std::size_t got = 0;
+  while ((got = std::fread(buf, 1, sizeof(buf), pipe)) > 0) output->append(buf, got);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string last_line(const std::string& text) {
+  std::string_view t(text);
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.remove_suffix(1);
+  const auto nl = t.rfind('\n');
+  return std::string(nl == std::string_view::npos ? t : t.substr(nl + 1));
+}
+
+}  // namespace
+
+ProfileReport profile(const Plan& plan) {
+  const gallery::Entry& e = *plan.kernels.front();
+  if (e.constraints.is_reference)
+    throw UsageError(fmt::format("profile {}: CUB runs kernels of its own; profile a gallery kernel", e.id));
+  validate(plan, *open_simt_device());  // the plan's own mistakes first, before any tool or device
+  ProfileReport report;
+  report.plan = plan;
+  report.ncu = find_ncu();
+  auto device = open_device(BackendChoice::cuda);  // no GPU: UsageError, one line
+  validate(plan, *device);
+  report.device = device->info().name;
+  device.reset();  // ncu's child process gets the GPU to itself
+
+  // The kernel as ncu names it (demangled: namespace and template arguments around the name).
+  const std::string name_regex = fmt::format("regex:(^|.*[^A-Za-z0-9_]){}([<(].*|$)", e.name);
+  report.command = fmt::format(
+      "{} --backend cuda run --kernels {} --n {} --block {} --dtype {} --op {} --accumulate {} --param {} --seed {} "
+      "--repeats 1 --hot --no-ceiling --format csv",
+      shell_quoted(self_executable()), e.id, plan.n, plan.block, reducelab::name(plan.dtype), reducelab::name(plan.op),
+      gallery::name(plan.accumulate), plan.param, plan.seed);
+  const std::string ncu_command = fmt::format(
+      "{} --clock-control none --target-processes all --kernel-name-base demangled --kernel-name {} "
+      "--launch-count 1 --csv --page raw --print-units base --metrics {} {}",
+      shell_quoted(report.ncu), shell_quoted(name_regex), ncu_metric_list(), report.command);
+  std::string output;
+  const int status = run_capture(ncu_command, &output);
+  if (output.find("ERR_NVGPUCTRPERM") != std::string::npos)
+    throw std::runtime_error(
+        "profile: ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM); run as root or allow "
+        "profiling for all users (NVreg_RestrictProfilingToAdminUsers=0)");
+  std::vector<NcuKernel> kernels;
+  try {
+    kernels = parse_ncu_csv(output);
+  } catch (const std::runtime_error&) {
+    throw std::runtime_error(fmt::format("profile: ncu exited with status {} and no report; its last line: {}", status,
+                                         last_line(output)));
+  }
+  if (kernels.empty())
+    throw std::runtime_error(fmt::format("profile: ncu profiled no kernel named {} (exit status {}); its last line: {}",
+                                         e.name, status, last_line(output)));
+  const NcuKernel& k = kernels.front();
+  report.kernel_name = k.name;
+  report.grid = k.grid;
+  report.block = k.block;
+  if (auto d = k.values.find(std::string(kNcuDuration)); d != k.values.end()) report.duration_ns = parse_ncu_number(d->second);
+  report.metrics = profile_metrics(k);
+  return report;
+}
+
+}  // namespace rl::lab
