@@ -59,22 +59,37 @@ __device__ __forceinline__ A load_other_block(rl::gmem<A> p, std::uint64_t i) {
 #endif
 }
 
+// The last-block-done handshake. A block's thread 0 publishes its chunk results and takes a
+// ticket in one acquire-release atomic: the release orders the results before the ticket, the
+// acquire orders the last block's reads after every ticket before it (the block barrier that
+// follows carries that to the block's other threads). Cheaper than __threadfence(), a
+// sequentially consistent fence (H200: docs/performance.md).
+__device__ __forceinline__ unsigned take_ticket(rl::gmem<unsigned> ticket) {
+#if RL_SIMT
+  __threadfence();
+  return atomicAdd(&ticket[0], 1u);
+#else
+  unsigned taken;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+  return taken;
+#endif
+}
+
 // Step 1 of the order: this thread's fold of chunk c.
 template <class T, class Sem>
 __device__ __forceinline__ typename Sem::Acc fold_chunk(rl::gmem<const T> input, const Plan& plan,
                                                         std::uint64_t c, bool aligned) {
   using Acc = typename Sem::Acc;
+  using Inner = typename Sem::Inner;
   constexpr unsigned kVec = Shape<T>::kVec;
   constexpr std::uint64_t kTile = Shape<T>::kTile;
-  const std::uint64_t n = plan.n;
-  const std::uint64_t first = plan.chunk_begin(c), last = plan.chunk_begin(c + 1);
-  using Inner = typename Sem::Inner;
+  const std::uint64_t begin = plan.chunk_begin(c), end = plan.chunk_begin(c + 1);
   Acc acc = Sem::identity();
-  for (std::uint64_t tile = first; tile < last; ++tile) {
-    const std::uint64_t base = tile * kTile + std::uint64_t(threadIdx.x) * kVec;
+  for (std::uint64_t tile = begin; tile < end; tile += kTile) {
+    const std::uint64_t base = tile + std::uint64_t(threadIdx.x) * kVec;
     Inner in = Sem::inner_identity();
-    if (aligned && tile * kTile + kTile <= n) {
-      Vec<T> v[kItems];
+    Vec<T> v[kItems];
+    if (aligned && tile + kTile <= end) {  // a whole tile: kItems 16-byte loads in flight
 #pragma unroll
       for (unsigned i = 0; i < kItems; ++i) v[i] = load_vec(input, base + std::uint64_t(i) * kThreads * kVec);
 #pragma unroll
@@ -82,18 +97,26 @@ __device__ __forceinline__ typename Sem::Acc fold_chunk(rl::gmem<const T> input,
 #pragma unroll
         for (unsigned j = 0; j < kVec; ++j)
           in = Sem::inner_combine(in, Sem::lift(v[i].v[j], base + std::uint64_t(i) * kThreads * kVec + j));
-    } else {  // the last, partial tile, or an input not 16-byte aligned: the same order, guarded
+    } else {
+      // The chunk's last tile, or an input that is not 16-byte aligned: the same order, every
+      // load issued before the first fold; elements at or past `end` are left out.
+#pragma unroll
       for (unsigned i = 0; i < kItems; ++i) {
         const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec;
-        if (aligned && at + kVec <= n) {
-          const Vec<T> v = load_vec(input, at);
-          for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(v.v[j], at + j));
+        if (aligned && at + kVec <= end) {
+          v[i] = load_vec(input, at);
         } else {
-          for (unsigned j = 0; j < kVec && at + j < n; ++j) {
-            const T x = input[at + j];
-            in = Sem::inner_combine(in, Sem::lift(x, at + j));
-          }
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j)
+            if (at + j < end) v[i].v[j] = input[at + j];
         }
+      }
+#pragma unroll
+      for (unsigned i = 0; i < kItems; ++i) {
+        const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec;
+#pragma unroll
+        for (unsigned j = 0; j < kVec; ++j)
+          if (at + j < end) in = Sem::inner_combine(in, Sem::lift(v[i].v[j], at + j));
       }
     }
     acc = Sem::absorb(acc, in);
@@ -144,15 +167,10 @@ __global__ void __launch_bounds__(kThreads)
   }
 
   if (gridDim.x > 1) {
-    if (threadIdx.x == 0) {
-      __threadfence();  // this block's results are visible to all before its ticket is taken
-      const unsigned taken = atomicAdd(&ticket[0], 1u);
-      am_last[0] = taken == gridDim.x - 1 ? 1u : 0u;
-    }
+    if (threadIdx.x == 0) am_last[0] = take_ticket(ticket) == gridDim.x - 1 ? 1u : 0u;
     __syncthreads();
     const unsigned last = am_last[0];
     if (last == 0) return;  // uniform across the block
-    __threadfence();
   }
 
   // Step 3: the last block folds the chunk results.
@@ -167,9 +185,18 @@ __global__ void __launch_bounds__(kThreads)
       return;
     }
   }
+  // Thread t folds chunks t, t + kThreads, ... in order; all its loads are issued first (one
+  // trip to L2 instead of one per chunk).
+  constexpr unsigned kPerThread = (kMaxPartials + kThreads - 1) / kThreads;
+  Acc got[kPerThread];
+#pragma unroll
+  for (unsigned k = 0; k < kPerThread; ++k) {
+    const std::uint64_t i = threadIdx.x + std::uint64_t(k) * kThreads;
+    got[k] = i < plan.chunks ? load_other_block(partials, i) : Sem::identity();
+  }
   Acc w = Sem::identity();
-  for (std::uint64_t i = threadIdx.x; i < plan.chunks; i += kThreads)
-    w = Sem::combine(w, load_other_block(partials, i));
+#pragma unroll
+  for (unsigned k = 0; k < kPerThread; ++k) w = Sem::combine(w, got[k]);
   w = block_fold<Sem>(w, slots);
   if (threadIdx.x == 0) {
     output[0] = Sem::finish(w, plan.n);

@@ -46,15 +46,15 @@ typename Sem::Acc cpu_fold_chunk(const T* x, const Plan& plan, std::uint64_t c,
   using Inner = typename Sem::Inner;
   acc.assign(kThreads, Sem::identity());
   std::vector<Inner> in(kThreads);
-  const std::uint64_t n = plan.n;
-  for (std::uint64_t tile = plan.chunk_begin(c); tile < plan.chunk_begin(c + 1); ++tile) {
+  const std::uint64_t end = plan.chunk_begin(c + 1);
+  for (std::uint64_t tile = plan.chunk_begin(c); tile < end; tile += kTile) {
     in.assign(kThreads, Sem::inner_identity());
     for (unsigned i = 0; i < kItems; ++i) {
       // Thread t's vector i covers [row + t*kVec, row + (t+1)*kVec): walk the row in memory order.
-      const std::uint64_t row = tile * kTile + std::uint64_t(i) * kThreads * kVec;
-      if (row >= n) break;
-      const std::uint64_t end = std::min<std::uint64_t>(n, row + std::uint64_t(kThreads) * kVec);
-      for (std::uint64_t at = row; at < end; ++at) {
+      const std::uint64_t row = tile + std::uint64_t(i) * kThreads * kVec;
+      if (row >= end) break;
+      const std::uint64_t stop = std::min<std::uint64_t>(end, row + std::uint64_t(kThreads) * kVec);
+      for (std::uint64_t at = row; at < stop; ++at) {
         auto& a = in[(at - row) / kVec];
         a = Sem::inner_combine(a, Sem::lift(x[at], at));
       }

@@ -4,6 +4,7 @@
 // the last one becomes the result (finish). Read by nvcc (the kernels), by g++ (the CPU backend
 // and the SIMT build), so the GPU and the CPU combine with the very same code.
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -166,34 +167,81 @@ struct Semantics<T, op::prod> {
   RL_HD_INLINE static Out finish(Acc a, std::uint64_t) { return static_cast<Out>(a); }
 };
 
-// min and max keep T itself (16-bit floats compare through float). NaN wins; between -0 and +0,
-// min takes -0 and max +0, so the result does not depend on which came first.
+// Floating-point values as integers that sort the same way (-0 below +0, NaNs at the ends):
+// flip every bit but the sign of the negatives. min/max then become one integer min/max per
+// element, the same instruction on every GPU and every CPU.
+template <class T> struct order_key { using type = std::int32_t; };
+template <> struct order_key<double> { using type = std::int64_t; };
+template <class T>
+RL_HD_INLINE typename order_key<T>::type key_of(T x) {
+  if constexpr (is_half_like<T>) {
+    const std::int32_t b = static_cast<std::int16_t>(x.bits);
+    return b ^ ((b >> 15) & 0x7fff);
+  } else if constexpr (std::is_same_v<T, float>) {
+    const std::int32_t b = static_cast<std::int32_t>(bits_of_float(x));
+    return b ^ ((b >> 31) & 0x7fffffff);
+  } else {
+    std::int64_t b;
+#if defined(__CUDA_ARCH__)
+    b = __double_as_longlong(x);
+#else
+    std::memcpy(&b, &x, sizeof b);
+#endif
+    return b ^ ((b >> 63) & 0x7fffffffffffffffLL);
+  }
+}
+template <class T>
+RL_HD_INLINE T value_of_key(typename order_key<T>::type k) {
+  if constexpr (is_half_like<T>) {
+    const std::int32_t b = k ^ ((k >> 15) & 0x7fff);
+    T r;
+    r.bits = static_cast<std::uint16_t>(b);
+    return r;
+  } else if constexpr (std::is_same_v<T, float>) {
+    return float_from_bits(static_cast<std::uint32_t>(k ^ ((k >> 31) & 0x7fffffff)));
+  } else {
+    const std::int64_t b = k ^ ((k >> 63) & 0x7fffffffffffffffLL);
+    double d;
+#if defined(__CUDA_ARCH__)
+    d = __longlong_as_double(b);
+#else
+    std::memcpy(&d, &b, sizeof d);
+#endif
+    return d;
+  }
+}
+
+// min and max. Integers compare as themselves. Floating-point values travel as order keys (above)
+// with every NaN mapped to the key that wins (the lowest for min, the highest for max), so a NaN
+// anywhere gives NaN, as in NumPy, reported as the canonical quiet NaN; between -0 and +0, min
+// takes -0 and max +0. Either way the result does not depend on the order.
 template <class T, bool kMax>
 struct Extremum {
-  using Acc = T;
+  using Key = std::conditional_t<is_floating<T>, typename order_key<T>::type, T>;
+  using Acc = Key;
+  using Inner = Key;
   using Out = T;
   static constexpr bool order_free = true;
   static constexpr bool has_atomic_combine = false;
+  RL_HD_INLINE static Key nan_key() {
+    return kMax ? std::numeric_limits<Key>::max() : std::numeric_limits<Key>::lowest();
+  }
   RL_HD_INLINE static Acc identity() {
-    if constexpr (is_floating<T>) return kMax ? negative_infinity<T>() : positive_infinity<T>();
+    if constexpr (is_floating<T>) return key_of(kMax ? negative_infinity<T>() : positive_infinity<T>());
     else return kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   }
-  using Inner = Acc;
   RL_HD_INLINE static Inner inner_identity() { return identity(); }
-  RL_HD_INLINE static Acc lift(T x, std::uint64_t) { return x; }
+  RL_HD_INLINE static Inner lift(T x, std::uint64_t) {
+    if constexpr (is_floating<T>) return is_nan(x) ? nan_key() : key_of(x);
+    else return x;
+  }
+  RL_HD_INLINE static Acc combine(Acc a, Acc b) { return kMax ? (b > a ? b : a) : (b < a ? b : a); }
   RL_HD_INLINE static Acc inner_combine(Acc a, Acc b) { return combine(a, b); }
   RL_HD_INLINE static Acc absorb(Acc a, Acc b) { return combine(a, b); }
-  RL_HD_INLINE static Acc combine(Acc a, Acc b) {
-    if constexpr (is_floating<T>) {
-      if (is_nan(a) || is_nan(b)) return canonical_nan<T>();
-      const auto wa = widen(a), wb = widen(b);
-      if (wa == wb) return (sign_bit(a) != kMax) ? a : b;  // the signed zeros
-      return ((wb < wa) != kMax) ? b : a;
-    } else {
-      return ((b < a) != kMax) ? (b == a ? a : b) : a;
-    }
+  RL_HD_INLINE static Out finish(Acc a, std::uint64_t) {
+    if constexpr (is_floating<T>) return a == nan_key() ? canonical_nan<T>() : value_of_key<T>(a);
+    else return a;
   }
-  RL_HD_INLINE static Out finish(Acc a, std::uint64_t) { return a; }
 };
 template <class T> struct Semantics<T, op::min> : Extremum<T, false> {};
 template <class T> struct Semantics<T, op::max> : Extremum<T, true> {};
@@ -208,7 +256,10 @@ struct ArgExtremum {
   static constexpr bool order_free = true;
   static constexpr bool has_atomic_combine = false;
   static constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
-  RL_HD_INLINE static Acc identity() { return Acc{Extremum<T, kMax>::identity(), kNone}; }
+  RL_HD_INLINE static Acc identity() {
+    if constexpr (is_floating<T>) return Acc{kMax ? negative_infinity<T>() : positive_infinity<T>(), kNone};
+    else return Acc{kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max(), kNone};
+  }
   using Inner = Acc;
   RL_HD_INLINE static Inner inner_identity() { return identity(); }
   RL_HD_INLINE static Acc lift(T x, std::uint64_t i) { return Acc{x, static_cast<std::int64_t>(i)}; }

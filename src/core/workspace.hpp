@@ -5,6 +5,7 @@
 // concurrent reductions never share a counter; calls on one stream are ordered by the stream.
 #include <cstddef>
 
+#include "core/reduce_order.hpp"
 #include "reducelab/reduce.hpp"
 
 namespace reducelab::detail {
@@ -16,7 +17,7 @@ struct Workspace {
   void* partials = nullptr;     // kPartialBytes
 };
 
-inline constexpr std::size_t kPartialSlots = 2048;    // >= kChunks and >= any grid launched
+inline constexpr std::size_t kPartialSlots = kMaxPartials;
 inline constexpr std::size_t kPartialSlotBytes = 16;  // the largest accumulator (ArgResult<double>)
 
 // Looks up or creates the workspace of the current device and `stream`. Works while `stream` is

@@ -13,11 +13,14 @@
 #include <vector>
 
 #include "core/reduce_ops.cuh"
+#include "core/reduce_order.hpp"
 #include "reducelab/reduce.hpp"
 
 namespace rltest {
 
 using namespace reducelab;
+using half = reducelab::half;  // CUDA's headers declare a global ::half too
+using bfloat16 = reducelab::bfloat16;
 
 using AllTypes = ::testing::Types<std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
                                   std::uint16_t, std::uint32_t, std::uint64_t, half, bfloat16, float, double>;
@@ -125,8 +128,8 @@ std::string show(const T& a) {
   }
 }
 
-// The sizes every test walks: empty, one element, around a warp, a vector, a tile (1024 floats,
-// 16384 bytes' worth of any type), several chunks.
+// The sizes every test walks: empty, one element, around a warp, around a tile (32 KiB of any
+// type: 8192 floats), several chunks.
 template <class T>
 std::vector<std::uint64_t> awkward_sizes() {
   const std::uint64_t tile = detail::Shape<T>::kTile;

@@ -64,7 +64,7 @@ TYPED_TEST(ReduceCpu, FloatingSumsAreWithinAFewRoundingsOfExact) {
       // the trees' levels (~20) each add one rounding of sum |x|.
       const long double tile_terms = is_half_like<T> ? 32 * 0x1p-24L : 0;
       const long double per_thread = static_cast<long double>(
-          detail::kItems * detail::Shape<T>::kVec * (n / detail::Shape<T>::kTile + 1) + 24);
+          detail::kItems * detail::Shape<T>::kVec * (n / detail::Shape<T>::kTile + 1) + 24);  // per thread
       const long double carried = std::is_same_v<T, double> ? per_thread * 0x1p-53L : 0;
       const long double bound =
           2 * u * std::fabs(exact) + (tile_terms + carried) * abs_sum(x) + 1e-300L;
@@ -112,7 +112,7 @@ TYPED_TEST(ReduceCpu, NaNAndSignedZerosFollowNumPy) {
 }
 
 TEST(ReduceCpu, ThreadCountDoesNotChangeTheBits) {
-  const std::uint64_t n = 9'000'017;  // 2198 tiles of 4096 floats: 2048 chunks of 1 or 2 tiles
+  const std::uint64_t n = 20'000'003;  // 2442 tiles of 8192 floats: all 2112 chunks, 1.16 tiles each
   ASSERT_EQ(detail::fixed_plan<float>(n).chunks, detail::kChunks);
   const auto x = random_input<float>(n, 5);
   const float one = cpu::reduce(x.data(), n, op::sum{}, 1);
@@ -188,7 +188,7 @@ TYPED_TEST(ReduceSimt, KernelHasTheCpuBitsForEveryOperationGridAndAlignment) {
 
 // More chunks than threads in a block: the last block's fold strides over the chunk results.
 TEST(ReduceSimt, ManyChunksStillMatchTheCpu) {
-  const std::uint64_t n = 1'100'000;  // 269 tiles of 4096 floats: 269 chunks
+  const std::uint64_t n = 2'200'000;  // 269 tiles of 8192 floats: 269 chunks
   ASSERT_GT(detail::fixed_plan<float>(n).chunks, detail::kThreads);
   const auto x = random_input<float>(n, 42);
   for (unsigned grid : {0u, 1u, 7u}) expect_simt_matches_cpu(x, op::sum{}, grid, 0);

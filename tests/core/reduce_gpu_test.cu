@@ -1,0 +1,218 @@
+// The library on the GPU: every type x operation x awkward n, misaligned pointers and forced
+// grids, against the CPU backend's bits; n >= 2^32; streams, graphs, user operations, errors.
+// Skips with the reason where no GPU is usable; the same cases run on SIMT in reduce_test.cpp.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "reduce_support.hpp"
+#include "reducelab/reduce.cuh"
+
+namespace rltest {
+namespace {
+
+#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+#define REQUIRE_GPU()                                                               \
+  do {                                                                              \
+    if (Status s = gpu_available(); !s) GTEST_SKIP() << "no GPU: " << s.message(); \
+  } while (0)
+
+// A device copy of x placed `offset` elements past a 256-byte boundary.
+template <class T>
+struct DeviceArray {
+  void* base = nullptr;
+  T* data = nullptr;
+  DeviceArray(const std::vector<T>& x, unsigned offset) {
+    const std::size_t bytes = (x.size() + offset) * sizeof(T) + 16;
+    if (cudaMalloc(&base, bytes) != cudaSuccess) throw std::runtime_error("cudaMalloc failed");
+    data = static_cast<T*>(base) + offset;
+    if (!x.empty() && cudaMemcpy(data, x.data(), x.size() * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess)
+      throw std::runtime_error("cudaMemcpy failed");
+  }
+  ~DeviceArray() { cudaFree(base); }
+};
+
+template <class T, class Op>
+result_t<T, Op> on_gpu(const T* d, std::uint64_t n, Op op, const Options& options = {}, stream_t s = nullptr) {
+  using R = result_t<T, Op>;
+  R* out = nullptr;
+  EXPECT_EQ(cudaMalloc(&out, sizeof(R)), cudaSuccess);
+  const Status st = reduce(d, n, op, out, s, options);
+  EXPECT_TRUE(st.ok()) << st.message();
+  R r{};
+  EXPECT_EQ(cudaMemcpy(&r, out, sizeof(R), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(out);
+  return r;
+}
+
+template <class T>
+class ReduceGpu : public ::testing::Test {};
+TYPED_TEST_SUITE(ReduceGpu, AllTypes);
+
+template <class T, class Op>
+void expect_gpu_matches_cpu(const std::vector<T>& x, const T* d, Op op, const Options& options,
+                            const std::string& what) {
+  const auto want = cpu::reduce(x.data(), x.size(), op);
+  const auto got = on_gpu(d, x.size(), op, options);
+  EXPECT_TRUE(same_bits(got, want)) << type_name<T>() << " n=" << x.size() << " " << what << ": gpu "
+                                    << show(got) << ", cpu " << show(want);
+}
+
+TYPED_TEST(ReduceGpu, EveryOperationHasTheCpuBitsAtAnyGridAndAlignment) {
+  REQUIRE_GPU();
+  using T = TypeParam;
+  std::vector<std::uint64_t> sizes = awkward_sizes<T>();
+  sizes.push_back((1u << 20) + 3);
+  sizes.push_back(9'000'017);
+  if (sizeof(T) <= 4) sizes.push_back(20'000'003);  // all 2112 chunks of the fixed order
+  for (std::uint64_t n : sizes) {
+    const auto x = random_input<T>(n, 300 + n);
+    const auto p = product_input<T>(n, 400 + n);
+    for (unsigned offset : {0u, 1u, 3u}) {
+      DeviceArray<T> dx(x, offset), dp(p, offset);
+      for (unsigned grid : {0u, 1u, 5u, 133u, 2048u}) {
+        if (n > 100'000 && grid == 1) continue;  // slow and adds nothing at this size
+        const Options o{grid, true};
+        const std::string what = "grid=" + std::to_string(grid) + " offset=" + std::to_string(offset);
+        expect_gpu_matches_cpu(x, dx.data, op::sum{}, o, what);
+        expect_gpu_matches_cpu(p, dp.data, op::prod{}, o, what);
+        expect_gpu_matches_cpu(x, dx.data, op::min{}, o, what);
+        expect_gpu_matches_cpu(x, dx.data, op::max{}, o, what);
+        expect_gpu_matches_cpu(x, dx.data, op::mean{}, o, what);
+        expect_gpu_matches_cpu(x, dx.data, op::argmin{}, o, what);
+        expect_gpu_matches_cpu(x, dx.data, op::argmax{}, o, what);
+      }
+    }
+  }
+}
+
+TEST(ReduceGpu, RepeatedRunsGiveTheSameBits) {
+  REQUIRE_GPU();
+  const std::uint64_t n = (1u << 26) + 11;
+  const auto x = random_input<float>(n, 77);
+  DeviceArray<float> d(x, 0);
+  const float first = on_gpu(d.data, n, op::sum{});
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(std::bit_cast<std::uint32_t>(on_gpu(d.data, n, op::sum{})), std::bit_cast<std::uint32_t>(first));
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(first), std::bit_cast<std::uint32_t>(cpu::reduce(x.data(), n, op::sum{})));
+}
+
+// n >= 2^32: 64-bit counts and indices all the way down.
+TEST(ReduceGpu, MoreThanFourBillionElements) {
+  REQUIRE_GPU();
+  const std::uint64_t n = (std::uint64_t(1) << 32) + 5;
+  std::size_t free_bytes = 0, total = 0;
+  CUDA_OK(cudaMemGetInfo(&free_bytes, &total));
+  if (free_bytes < n + (1u << 30)) GTEST_SKIP() << "needs " << n << " bytes of free GPU memory";
+  std::uint8_t* d = nullptr;
+  CUDA_OK(cudaMalloc(&d, n));
+  CUDA_OK(cudaMemset(d, 1, n));
+  const std::uint8_t two = 2;
+  const std::uint64_t at = (std::uint64_t(1) << 32) + 2;
+  CUDA_OK(cudaMemcpy(d + at, &two, 1, cudaMemcpyHostToDevice));
+  EXPECT_EQ(on_gpu(d, n, op::sum{}), n + 1);
+  const auto am = on_gpu(d, n, op::argmax{});
+  EXPECT_EQ(am.index, static_cast<std::int64_t>(at));
+  EXPECT_EQ(am.value, 2);
+  EXPECT_EQ(on_gpu(d + 1, n - 1, op::sum{}), n);  // misaligned by one byte
+  CUDA_OK(cudaFree(d));
+}
+
+TEST(ReduceGpu, ConcurrentStreamsDoNotShareAWorkspace) {
+  REQUIRE_GPU();
+  constexpr int kStreams = 4;
+  const std::uint64_t n = 5'000'000;
+  std::vector<std::vector<std::int32_t>> xs;
+  std::vector<std::unique_ptr<DeviceArray<std::int32_t>>> ds;
+  cudaStream_t streams[kStreams];
+  std::int64_t* out = nullptr;
+  CUDA_OK(cudaMalloc(&out, kStreams * sizeof(std::int64_t)));
+  for (int s = 0; s < kStreams; ++s) {
+    xs.push_back(random_input<std::int32_t>(n, 900 + s));
+    ds.push_back(std::make_unique<DeviceArray<std::int32_t>>(xs.back(), 0));
+    CUDA_OK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+  }
+  for (int rep = 0; rep < 20; ++rep)
+    for (int s = 0; s < kStreams; ++s) ASSERT_TRUE(sum(ds[s]->data, n, out + s, streams[s]).ok());
+  CUDA_OK(cudaDeviceSynchronize());
+  std::int64_t got[kStreams];
+  CUDA_OK(cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost));
+  for (int s = 0; s < kStreams; ++s) {
+    EXPECT_EQ(got[s], exact_sum(xs[s])) << "stream " << s;
+    cudaStreamDestroy(streams[s]);
+  }
+  cudaFree(out);
+}
+
+TEST(ReduceGpu, CapturedIntoAGraphAndReplayed) {
+  REQUIRE_GPU();
+  const auto x = random_input<float>(3'000'001, 5);
+  DeviceArray<float> d(x, 0);
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  float* out = nullptr;
+  CUDA_OK(cudaMalloc(&out, sizeof(float)));
+  cudaGraph_t graph;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  const Status st = sum(d.data, x.size(), out, s);
+  CUDA_OK(cudaStreamEndCapture(s, &graph));
+  ASSERT_TRUE(st.ok()) << st.message();
+  cudaGraphExec_t exec;
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  const float want = cpu::reduce(x.data(), x.size(), op::sum{});
+  for (int i = 0; i < 3; ++i) {
+    CUDA_OK(cudaMemset(out, 0, sizeof(float)));
+    CUDA_OK(cudaGraphLaunch(exec, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    float got;
+    CUDA_OK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(want)) << "replay " << i;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+  cudaFree(out);
+}
+
+struct MaxAbs {
+  using value_type = float;
+  __host__ __device__ float identity() const { return 0.f; }
+  __host__ __device__ float operator()(float a, float b) const { return fmaxf(fabsf(a), fabsf(b)); }
+};
+
+TEST(ReduceGpu, UserOperationsRunOnTheGpuWithTheCpuBits) {
+  REQUIRE_GPU();
+  const auto x = random_input<float>(1'234'567, 15);
+  DeviceArray<float> d(x, 1);
+  EXPECT_EQ(on_gpu(d.data, x.size(), MaxAbs{}), cpu::reduce(x.data(), x.size(), MaxAbs{}));
+}
+
+TEST(ReduceGpu, HostConvenienceAndNondeterministicVariant) {
+  REQUIRE_GPU();
+  const auto x = random_input<double>(2'000'003, 16);
+  DeviceArray<double> d(x, 0);
+  const auto r = reduce_to_host(d.data, x.size(), op::sum{});
+  ASSERT_TRUE(r) << r.status.message();
+  EXPECT_EQ(r.value, cpu::reduce(x.data(), x.size(), op::sum{}));
+  const double nondet = on_gpu(d.data, x.size(), op::sum{}, Options{0, false});
+  EXPECT_NEAR(nondet, r.value, 1e-9 * static_cast<double>(abs_sum(x)));
+}
+
+TEST(ReduceGpu, BadArgumentsAreReturnedNotThrown) {
+  REQUIRE_GPU();
+  float* out = nullptr;
+  CUDA_OK(cudaMalloc(&out, sizeof(float)));
+  const Status a = sum(static_cast<const float*>(nullptr), 10, out);
+  EXPECT_EQ(a.code(), Errc::invalid_argument);
+  EXPECT_NE(a.message().find("n = 10"), std::string::npos) << a.message();
+  const float* in = out;
+  EXPECT_EQ(sum(in, 1, static_cast<float*>(nullptr)).code(), Errc::invalid_argument);
+  EXPECT_TRUE(sum(static_cast<const float*>(nullptr), 0, out).ok());  // empty is fine
+  cudaFree(out);
+}
+
+}  // namespace
+}  // namespace rltest
