@@ -160,6 +160,14 @@ int run_cli(int argc, char** argv) {
   profile->add_option("--accumulate", paccumulate, "int32 only: wide or wrap (the seeds' int)")->capture_default_str();
   profile->add_option("--format", pformat, "table, csv or json")->capture_default_str();
 
+  auto* demos = app.add_subcommand(
+      "demos", "seed 002's divergence (mathKernel1/2, branch-free) and block-shape (sumMatrixOnGPU2D) experiments: "
+               "counts on simt, times on a GPU when there is one");
+  std::string dmformat = "table";
+  int drepeats = 20;
+  demos->add_option("--repeats", drepeats, "timed repeats on the GPU")->capture_default_str();
+  demos->add_option("--format", dmformat, "table, csv or json")->capture_default_str();
+
   auto* run = app.add_subcommand("run", "verify and time gallery kernels side by side");
   std::string kernels = "all", n_text, dtype = "int32", op = "sum", format = "table", accumulate = "wide";
   unsigned block = 512, param = 0;
@@ -239,6 +247,19 @@ int run_cli(int argc, char** argv) {
     if (choice == lab::BackendChoice::simt)
       throw UsageError("profile --backend simt: ncu reads a GPU's counters; the emulator's counts are `reducelab explain`");
     lab::print_profile(lab::profile(plan), fmt_choice, std::cout);
+    return 0;
+  }
+  if (*demos) {
+    const auto fmt_choice = parse_format(dmformat);
+    lab::DemoOptions options;
+    options.repeats = drepeats;
+    if (drepeats < 1) throw UsageError(fmt::format("--repeats {}: give at least 1", drepeats));
+    std::unique_ptr<lab::Device> gpu;
+    if (choice != lab::BackendChoice::simt) {
+      auto device = lab::open_device(choice);  // cuda without a GPU: one line, exit 2
+      if (device->info().backend == gallery::Backend::cuda) gpu = std::move(device);
+    }
+    lab::print_demos(lab::run_demos(options, gpu.get()), fmt_choice, std::cout);
     return 0;
   }
   if (*divergence) {

@@ -528,4 +528,80 @@ void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
   print_table(header, rows, out, 2, false);
 }
 
+void print_demos(const DemoReport& r, Format f, std::ostream& out) {
+  auto pct = [](double v) { return v > 0 ? fmt::format("{:.1f}%", 100 * v) : std::string("-"); };
+  auto ratio = [](double v) { return v > 0 ? fmt::format("{:.2f}", v) : std::string("-"); };
+  if (f == Format::json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& x : r.rows) {
+      nlohmann::json j = {{"id", x.id},
+                          {"kernel", x.kernel},
+                          {"launch", x.launch},
+                          {"count_size", x.count_size},
+                          {"warps", x.warps},
+                          {"body_warp_executions", x.body_warp_executions},
+                          {"divergent_warps", x.divergent_warps},
+                          {"lane_utilization", x.lane_utilization},
+                          {"load_accesses", x.load_accesses},
+                          {"load_requests", x.load_requests},
+                          {"load_sectors", x.load_sectors},
+                          {"requests_per_access", x.requests_per_access},
+                          {"sectors_per_request", x.sectors_per_request},
+                          {"load_efficiency", x.load_efficiency},
+                          {"line_efficiency", x.line_efficiency},
+                          {"counts_ok", x.counts_ok}};
+      if (r.timed)
+        j.update({{"gpu_size", x.gpu_size}, {"ms_median", x.ms_median}, {"ms_min", x.ms_min}, {"ms_max", x.ms_max},
+                  {"gpu_ok", x.gpu_ok}});
+      rows.push_back(j);
+    }
+    out << nlohmann::json{{"device", to_json(r.device)},
+                          {"backend", r.timed ? "cuda" : "simt"},
+                          {"timed", r.timed},
+                          {"repeats", r.options.repeats},
+                          {"rows", rows}}
+               .dump(2)
+        << '\n';
+    return;
+  }
+  std::vector<std::string> header = {"demo", "kernel", "launch", "size", "warps", "body execs", "divergent",
+                                     "lane util", "req/access", "sectors/req", "load eff", "128B-line eff"};
+  if (r.timed) header.insert(header.end(), {"GPU size", "ms", "spread"});
+  header.push_back("status");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& x : r.rows) {
+    const bool matrix = x.load_accesses > 0;
+    std::vector<std::string> c = {x.id,
+                                  x.kernel,
+                                  x.launch,
+                                  matrix ? fmt::format("{0}x{0}", x.count_size) : std::to_string(x.count_size),
+                                  std::to_string(x.warps),
+                                  std::to_string(x.body_warp_executions),
+                                  std::to_string(x.divergent_warps),
+                                  fmt::format("{:.3f}", x.lane_utilization),
+                                  ratio(x.requests_per_access),
+                                  ratio(x.sectors_per_request),
+                                  pct(x.load_efficiency),
+                                  pct(x.line_efficiency)};
+    if (r.timed)
+      c.insert(c.end(), {matrix ? fmt::format("{0}x{0}", x.gpu_size) : std::to_string(x.gpu_size),
+                         fmt::format("{:.4f}", x.ms_median), fmt::format("{:.4f}-{:.4f}", x.ms_min, x.ms_max)});
+    c.push_back(x.counts_ok && (!r.timed || x.gpu_ok) ? "ok" : "WRONG OUTPUT");
+    rows.push_back(std::move(c));
+  }
+  if (f == Format::csv) {
+    print_csv(header, rows, out);
+    return;
+  }
+  out << device_line(r.device, 0) << '\n';
+  out << "Seed 002's divergence (mathKernel*) and block-shape (sumMatrixOnGPU2D) experiments. Counts: SIMT backend,\n"
+         "exact, at the 'size' column; body execs = warp executions of the branch bodies; lane util = active lanes /\n"
+         "lane slots there; loads: requests = 128-byte lines per warp access, sectors = 32-byte sectors; load eff =\n"
+         "requested bytes / sector bytes moved (today's GPUs), 128B-line eff = requested / whole lines (nvprof on Fermi).\n";
+  if (r.timed)
+    out << fmt::format("Times: CUDA events, median of {} (L2 flushed before each), at 'GPU size'.\n", r.options.repeats);
+  out << '\n';
+  print_table(header, rows, out, 3, true);
+}
+
 }  // namespace rl::lab

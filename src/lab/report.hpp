@@ -7,6 +7,7 @@
 
 #include "analysis/divergence.hpp"
 #include "gallery/registry.hpp"
+#include "lab/demos.hpp"
 #include "lab/explain.hpp"
 #include "lab/profile.hpp"
 #include "lab/run.hpp"
@@ -25,6 +26,7 @@ void print_run(const RunReport& r, Format f, std::ostream& out);
 void print_list(Format f, std::ostream& out);
 void print_explain(const ExplainReport& r, Format f, std::ostream& out);
 void print_profile(const ProfileReport& r, Format f, std::ostream& out);
+void print_demos(const DemoReport& r, Format f, std::ostream& out);
 nlohmann::json to_json(const analysis::StepCounts& s);
 // `executed`: the count from running boundaryCheck2D on the SIMT backend, when it ran.
 void print_divergence(const analysis::DivergenceReport& r, std::optional<std::uint64_t> executed, Format f,
