@@ -8,6 +8,7 @@
 #include "CLI/CLI.hpp"
 #include "fmt/format.h"
 #include "gallery/registry.hpp"
+#include "lab/bench.hpp"
 #include "lab/device.hpp"
 #include "lab/divergence_run.hpp"
 #include "lab/errors.hpp"
@@ -189,6 +190,23 @@ int run_cli(int argc, char** argv) {
   run->add_flag("--no-ceiling", no_ceiling, "skip measuring the read ceiling (for sanitizer runs)");
   run->add_option("--format", format, "table, csv or json")->capture_default_str();
 
+  auto* bench = app.add_subcommand(
+      "bench", "time reducelab::reduce, CUB and thrust over sizes, dtypes and ops against the read ceiling (GPU)");
+  lab::bench::Args bargs;
+  bench->add_option("--sizes", bargs.sizes, "A..B stepped by --step (default 2^10..2^30; 2^10..2^24 on --backend cpu), or a list 1000,2^20,16M");
+  bench->add_option("--step", bargs.step, "factor between the sizes of a range (default 4)");
+  bench->add_option("--dtypes", bargs.dtypes, "int8..int64, uint8..uint64, half, bf16, float, double (default: the issue's targets)");
+  bench->add_option("--ops", bargs.ops, "sum, min, max (default: the issue's targets)");
+  bench->add_option("--impls", bargs.impls, "reducelab, reducelab-nondet, cub, thrust (default: all)");
+  bench->add_option("--repeat,--repeats", bargs.repeats, "timed repeats per row (default 20 on a GPU, 10 on the CPU)");
+  bench->add_option("--seed", bargs.seed, "input seed")->capture_default_str();
+  bench->add_flag("--hot", bargs.hot, "leave L2 warm between repeats (default: flush it)");
+  bench->add_flag("--both", bargs.both, "report L2-flushed and L2-warm rows");
+  bench->add_option("--format", bargs.format, "table, csv or json")->capture_default_str();
+  bench->add_option("--out", bargs.out, "write the output to FILE instead of stdout");
+  bench->add_option("--json", bargs.json, "also write the JSON to FILE");
+  bench->add_option("--plot", bargs.plot, "FILE.png, FILE.svg or FILE (both): GB/s against n, via scripts/plot-bench");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -199,6 +217,10 @@ int run_cli(int argc, char** argv) {
     return 2;
   }
 
+  if (*bench) {  // takes --backend cpu, which the other subcommands do not
+    bargs.backend = backend;
+    return lab::bench::command(bargs, std::cout);
+  }
   const auto choice = parse_backend(backend);
   configure_simt(schedule, checks);
   if (*list) {

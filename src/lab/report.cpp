@@ -20,10 +20,10 @@ namespace {
 
 bool emulated(const DeviceInfo& d) { return d.backend == Backend::simt; }
 
-// A plain-text table: columns padded to their widest cell, numbers right-aligned.
-// The first `left` columns (names) align left, the rest (numbers) right.
+}  // namespace
+
 void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-                 std::ostream& out, std::size_t left = 2, bool last_left = true) {
+                 std::ostream& out, std::size_t left, bool last_left) {
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
   for (const auto& r : rows)
@@ -45,12 +45,16 @@ void print_table(const std::vector<std::string>& header, const std::vector<std::
   for (const auto& r : rows) line(r);
 }
 
+namespace {
+
 std::string csv_cell(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
 }
+
+}  // namespace
 
 void print_csv(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
                std::ostream& out) {
@@ -61,6 +65,8 @@ void print_csv(const std::vector<std::string>& header, const std::vector<std::ve
   line(header);
   for (const auto& r : rows) line(r);
 }
+
+namespace {
 
 std::string fixed(double v, int digits) { return v > 0 ? fmt::format("{:.{}f}", v, digits) : "-"; }
 

@@ -3,7 +3,9 @@
 // docs/json.md documents them.
 #include <iosfwd>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/divergence.hpp"
 #include "gallery/registry.hpp"
@@ -32,5 +34,13 @@ nlohmann::json to_json(const analysis::StepCounts& s);
 void print_divergence(const analysis::DivergenceReport& r, std::optional<std::uint64_t> executed, Format f,
                       std::ostream& out);
 std::string device_line(const DeviceInfo& d, double read_ceiling_gbs);
+
+// The writers every report shares. A plain-text table: columns padded to their widest cell; the
+// first `left` columns (names) and, with last_left, the last align left, the rest (numbers) right.
+void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                 std::ostream& out, std::size_t left = 2, bool last_left = true);
+// CSV with RFC 4180 quoting where a cell holds a comma, a quote or a newline.
+void print_csv(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+               std::ostream& out);
 
 }  // namespace rl::lab

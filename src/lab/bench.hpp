@@ -1,0 +1,125 @@
+#pragma once
+// `reducelab bench`: reducelab::reduce, its nondeterministic variant, CUB and thrust, timed in
+// one process the same way (CUDA events, a warm-up, the median and spread of R repeats, L2
+// flushed by a read before each repeat unless asked otherwise) over a sweep of sizes, element
+// types and ops, beside two floors measured in the same run: the read ceiling and an empty
+// launch. Every result is verified. docs/json.md documents the JSON; docs/performance.md reads it.
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/bench_calls.hpp"
+#include "lab/device.hpp"
+#include "lab/report.hpp"
+#include "nlohmann/json.hpp"
+
+namespace rl::lab::bench {
+
+enum class Impl { reducelab, reducelab_nondet, cub, thrust };
+inline constexpr Impl kAllImpls[] = {Impl::reducelab, Impl::reducelab_nondet, Impl::cub, Impl::thrust};
+std::string_view name(Impl i);
+
+// flushed: L2 emptied (a read of twice its size) before every repeat; warm: left as the
+// previous repeat left it (an input under the L2's size is then read from L2).
+enum class L2 { flushed, warm };
+std::string_view name(L2 m);
+
+struct Case {
+  Elem elem = Elem::int32;
+  OpKind op = OpKind::sum;
+  bool operator==(const Case&) const = default;
+};
+
+// The flags as typed. Empty strings mean "the default".
+struct Args {
+  std::string sizes;    // "2^10..2^30" (a range stepped by --step) or "1000,2^20,16M"
+  std::string step;     // the factor between sizes of a range (default 4)
+  std::string dtypes;   // comma-separated element types
+  std::string ops;      // sum, min, max
+  std::string impls;    // reducelab, reducelab-nondet, cub, thrust
+  std::string repeats;  // timed repeats per row
+  std::string format = "table";
+  std::string plot;     // FILE.png, FILE.svg, or FILE (both)
+  std::string out;      // the formatted output goes here instead of stdout
+  std::string json;     // the JSON also goes here
+  std::string backend = "auto";  // auto, cuda, cpu
+  std::uint64_t seed = 1;
+  bool hot = false, both = false;
+};
+
+struct Plan {
+  bool cpu = false;                // --backend cpu: reducelab::cpu::reduce only
+  std::vector<std::size_t> sizes;  // ascending, distinct
+  std::vector<Case> cases;         // in the order they are reported
+  std::vector<Impl> impls;
+  std::vector<L2> l2;              // flushed, warm or both
+  int repeats = 0;                 // 0 until resolved: 20 on a GPU, 10 on the CPU
+  std::uint64_t seed = 1;
+  Format format = Format::table;
+  std::vector<std::string> plot_files;  // what --plot makes: FILE.png and/or FILE.svg
+  std::string out, json;
+};
+
+// Default sweep: 2^10 .. 2^30 by powers of 4 on a GPU; 2^10 .. 2^24 on the CPU backend.
+// Default cases, without --dtypes and --ops: the targets, int32/float/double x
+// sum/min/max and half/bf16 sums. With either flag: every listed dtype x every listed op
+// (an omitted one takes its default: int32,float,double,half,bf16 or sum,min,max).
+// Throws UsageError naming the bad value.
+Plan parse(const Args& args);
+
+struct Row {
+  Impl impl = Impl::reducelab;
+  Case c;
+  std::size_t n = 0, bytes = 0;  // bytes: what must be read, n x the element's size
+  L2 l2 = L2::flushed;
+  bool cpu = false;               // timed with a steady clock around reducelab::cpu::reduce
+  int repeats = 0;
+  double us_median = 0, us_min = 0, us_max = 0, us_p25 = 0, us_p75 = 0;
+  double gb_per_s = 0;            // bytes / median
+  double pct_of_read_ceiling = 0; // gb_per_s / read ceiling
+  double limit_us = 0;            // empty launch + bytes / read ceiling
+  double pct_of_limit = 0;        // limit_us / us_median
+  double ratio_to_cub = 0;        // CUB's median / this median, same case, n and L2 mode
+  std::string result, expected;   // the value returned and the reference, printed exactly
+  std::string check;              // how result was judged against expected
+  std::string status;             // ok | MISMATCH | error
+  bool verified = false;
+  std::string note;
+};
+
+struct Report {
+  std::string backend;            // cuda | cpu
+  std::string device_name;
+  nlohmann::json device;          // lab's device fields (+ cuda_versions), or the CPU's
+  std::string versions;           // "CUDA runtime 13.0, driver 13.0"
+  double read_ceiling_gbs = 0;
+  double empty_launch_us = 0;
+  Plan plan;
+  std::vector<Row> rows;
+  std::vector<std::string> notes; // what did not run, and why
+  bool all_verified() const;
+};
+
+// The fastest a reduction of `bytes` can be: one launch, then every byte at the read ceiling.
+// 0 when either floor is unknown.
+double limit_us(std::size_t bytes, double empty_launch_us, double read_ceiling_gbs);
+// Fills the derived columns of every row (GB/s, % of ceiling, limit, % of limit, ratio to CUB)
+// from the medians and the report's floors.
+void derive(Report& report);
+
+// Runs the plan: on the GPU (device is cuda) or, with plan.cpu, on this CPU.
+Report run_gpu(const Plan& plan, Device& device);
+Report run_cpu(const Plan& plan);
+
+nlohmann::json to_json(const Report& report);
+void print(const Report& report, Format format, std::ostream& out);
+
+// The whole subcommand: parse, pick the backend, run, print, write --json/--out, make --plot.
+// Returns the exit status (0 all verified, 1 a mismatch, an error or a failed plot); throws
+// UsageError for bad flags.
+int command(const Args& args, std::ostream& out);
+
+}  // namespace rl::lab::bench

@@ -1,0 +1,103 @@
+// The CUB rows of `reducelab bench`, the empty-launch floor and the CUDA versions for the header.
+//
+// Instantiated for int32, float and double x sum, min, max, and half and bf16 sums (vendor_has).
+// Sums return reducelab's accumulator type: DeviceReduce::Sum where it is the element type
+// (float, double), DeviceReduce::Reduce with cuda::std::plus<Acc> and Acc(0) where it is wider
+// (int32 -> int64, half/bf16 -> float). CUB still reads the elements as they are stored, so it
+// moves the same bytes as reducelab. Note that reducelab carries float sums in double inside
+// the reduction; CUB's float Sum accumulates in float.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "lab/bench_calls.hpp"
+#include "lab/bench_vendor.cuh"
+#include "lab/device.hpp"
+#include "simt/portable.cuh"
+
+namespace rl::lab::bench {
+namespace {
+
+template <class In, class Out, OpKind K>
+cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, const In* in, Out* out, std::size_t n,
+                       cudaStream_t stream) {
+  if constexpr (K == OpKind::sum) {
+    if constexpr (std::is_same_v<In, Out>)
+      return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, stream);
+    else
+      return cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, n, cuda::std::plus<Out>{}, Out(0), stream);
+  } else if constexpr (K == OpKind::min) {
+    return cub::DeviceReduce::Min(temp, temp_bytes, in, out, n, stream);
+  } else {
+    return cub::DeviceReduce::Max(temp, temp_bytes, in, out, n, stream);
+  }
+}
+
+template <class In, class Out, OpKind K>
+class CubCall final : public Call {
+ public:
+  CubCall(const void* input, std::size_t n, void* result, void* stream)
+      : in_(static_cast<const In*>(input)),
+        out_(static_cast<Out*>(result)),
+        n_(n),
+        stream_(static_cast<cudaStream_t>(stream)) {
+    RL_CUDA_CHECK((cub_reduce<In, Out, K>(nullptr, temp_bytes_, in_, out_, n_, stream_)));  // size query
+    RL_CUDA_CHECK(cudaMalloc(&temp_, std::max<std::size_t>(temp_bytes_, 1)));
+  }
+  ~CubCall() override { cudaFree(temp_); }
+  void operator()() override {
+    std::size_t bytes = temp_bytes_;
+    RL_CUDA_CHECK((cub_reduce<In, Out, K>(temp_, bytes, in_, out_, n_, stream_)));
+    RL_CUDA_CHECK(cudaGetLastError());
+  }
+
+ private:
+  const In* in_;
+  Out* out_;
+  std::size_t n_;
+  cudaStream_t stream_;
+  void* temp_ = nullptr;
+  std::size_t temp_bytes_ = 0;
+};
+
+__global__ void empty_kernel() {}
+
+}  // namespace
+
+std::unique_ptr<Call> make_cub_call(Elem e, OpKind op, const void* input, std::size_t n, void* result,
+                                    void* stream) {
+  return with_vendor_case(e, op, [&]<class In, class Out, OpKind K>() -> std::unique_ptr<Call> {
+    return std::make_unique<CubCall<In, Out, K>>(input, n, result, stream);
+  });
+}
+
+double empty_launch_us(Device& device, int repeats) {
+  const auto stream = static_cast<cudaStream_t>(device.stream());
+  auto launch = [&] {
+    empty_kernel<<<1, 1, 0, stream>>>();
+    RL_CUDA_CHECK(cudaGetLastError());
+  };
+  for (int i = 0; i < 5; ++i) launch();  // loads the module, wakes the stream
+  device.synchronize();
+  std::vector<double> us;
+  for (int i = 0; i < std::max(repeats, 1); ++i) us.push_back(1e3 * device.time_ms(launch));
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+std::string cuda_versions() {
+  int runtime = 0, driver = 0;
+  RL_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  RL_CUDA_CHECK(cudaDriverGetVersion(&driver));
+  auto text = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  return "CUDA runtime " + text(runtime) + ", driver " + text(driver);
+}
+
+}  // namespace rl::lab::bench

@@ -1,0 +1,88 @@
+// The reducelab rows of `reducelab bench`: reducelab::reduce on the GPU (default Options, and
+// Options{.deterministic = false} for the order-costs-nothing comparison) and
+// reducelab::cpu::reduce for --backend cpu. Compiled against the library when the build has
+// its target (reducelab_reduce, src/core); without it the bench runs CUB, thrust and the ceilings
+// and says that the library rows are missing.
+#include <stdexcept>
+
+#include "lab/bench_calls.hpp"
+
+#if RL_BENCH_WITH_LIBRARY
+#include "reducelab/reduce.hpp"
+#endif
+
+namespace rl::lab::bench {
+
+#if RL_BENCH_WITH_LIBRARY
+
+namespace {
+
+template <class F>
+decltype(auto) with_op(OpKind op, F&& f) {
+  switch (op) {
+    case OpKind::sum: return f.template operator()<reducelab::op::sum>();
+    case OpKind::min: return f.template operator()<reducelab::op::min>();
+    case OpKind::max: break;
+  }
+  return f.template operator()<reducelab::op::max>();
+}
+
+template <class T, class Op>
+class ReducelabCall final : public Call {
+ public:
+  ReducelabCall(const void* input, std::size_t n, void* result, void* stream, bool deterministic)
+      : input_(static_cast<const T*>(input)),
+        n_(n),
+        result_(static_cast<reducelab::result_t<T, Op>*>(result)),
+        stream_(static_cast<reducelab::stream_t>(stream)) {
+    options_.deterministic = deterministic;
+  }
+  void operator()() override {
+    const reducelab::Status st = reducelab::reduce(input_, n_, Op{}, result_, stream_, options_);
+    if (!st) throw std::runtime_error("reducelab::reduce: " + st.message());
+  }
+
+ private:
+  const T* input_;
+  std::uint64_t n_;
+  reducelab::result_t<T, Op>* result_;
+  reducelab::stream_t stream_;
+  reducelab::Options options_;
+};
+
+}  // namespace
+
+bool library_built() { return true; }
+
+std::unique_ptr<Call> make_reducelab_call(Elem e, OpKind op, const void* input, std::size_t n, void* result,
+                                          void* stream, bool deterministic) {
+  return with_elem(e, [&]<class T>() {
+    return with_op(op, [&]<class Op>() -> std::unique_ptr<Call> {
+      return std::make_unique<ReducelabCall<T, Op>>(input, n, result, stream, deterministic);
+    });
+  });
+}
+
+void cpu_reduce(Elem e, OpKind op, const void* input, std::size_t n, void* result, unsigned threads) {
+  with_elem(e, [&]<class T>() {
+    with_op(op, [&]<class Op>() {
+      *static_cast<reducelab::result_t<T, Op>*>(result) =
+          reducelab::cpu::reduce(static_cast<const T*>(input), n, Op{}, threads);
+    });
+  });
+}
+
+#else
+
+bool library_built() { return false; }
+
+std::unique_ptr<Call> make_reducelab_call(Elem, OpKind, const void*, std::size_t, void*, void*, bool) {
+  throw std::logic_error("this reducelab was built without the library (no reducelab_reduce target)");
+}
+void cpu_reduce(Elem, OpKind, const void*, std::size_t, void*, unsigned) {
+  throw std::logic_error("this reducelab was built without the library (no reducelab_reduce target)");
+}
+
+#endif
+
+}  // namespace rl::lab::bench

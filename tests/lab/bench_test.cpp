@@ -1,0 +1,304 @@
+// reducelab bench: its flags, the limit arithmetic, the JSON it writes, and verified rows on the
+// CPU backend (and on the GPU where there is one). These tests check structure and results,
+// never speed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "lab/bench.hpp"
+#include "lab/errors.hpp"
+
+namespace {
+using namespace rl::lab;
+namespace b = rl::lab::bench;
+using reducelab::OpKind;
+
+std::vector<std::size_t> powers(int from, int to, int step) {
+  std::vector<std::size_t> v;
+  for (int k = from; k <= to; k += step) v.push_back(std::size_t(1) << k);
+  return v;
+}
+
+TEST(BenchParse, DefaultsAreTheIssueTargets) {
+  const b::Plan p = b::parse({});
+  EXPECT_EQ(p.sizes, powers(10, 30, 2));
+  ASSERT_EQ(p.cases.size(), 11u);  // int32/float/double x sum/min/max, half and bf16 sums
+  EXPECT_EQ(p.cases.front(), (b::Case{b::Elem::int32, OpKind::sum}));
+  EXPECT_EQ(p.cases[8], (b::Case{b::Elem::float64, OpKind::max}));
+  EXPECT_EQ(p.cases[9], (b::Case{b::Elem::half, OpKind::sum}));
+  EXPECT_EQ(p.cases[10], (b::Case{b::Elem::bf16, OpKind::sum}));
+  EXPECT_EQ(p.impls.size(), 4u);
+  EXPECT_EQ(p.l2, std::vector<b::L2>{b::L2::flushed});
+  EXPECT_FALSE(p.cpu);
+  EXPECT_TRUE(p.plot_files.empty());
+
+  b::Args cpu;
+  cpu.backend = "cpu";
+  EXPECT_EQ(b::parse(cpu).sizes, powers(10, 24, 2));
+}
+
+TEST(BenchParse, RangesListsStepsAndModes) {
+  b::Args a;
+  a.sizes = "2^10..2^20";
+  a.step = "2";
+  EXPECT_EQ(b::parse(a).sizes, powers(10, 20, 1));
+  a.sizes = "1k..1M";
+  a.step = "32";
+  EXPECT_EQ(b::parse(a).sizes, (std::vector<std::size_t>{1024, 32768, 1 << 20}));
+  a.sizes = "2^10..5000";  // the last step that stays under the bound
+  a.step = "";
+  EXPECT_EQ(b::parse(a).sizes, (std::vector<std::size_t>{1024, 4096}));
+  a.sizes = "16M,1000,1<<20,1000";  // a list: sorted, duplicates dropped
+  EXPECT_EQ(b::parse(a).sizes, (std::vector<std::size_t>{1000, 1 << 20, 1 << 24}));
+  a.both = true;
+  EXPECT_EQ(b::parse(a).l2, (std::vector<b::L2>{b::L2::flushed, b::L2::warm}));
+  a.both = false;
+  a.hot = true;
+  EXPECT_EQ(b::parse(a).l2, std::vector<b::L2>{b::L2::warm});
+}
+
+TEST(BenchParse, DtypesAndOpsGiveTheirCrossProduct) {
+  b::Args a;
+  a.dtypes = "half,int8,fp16";  // fp16 is half again
+  const auto p = b::parse(a);
+  ASSERT_EQ(p.cases.size(), 6u);
+  EXPECT_EQ(p.cases[0], (b::Case{b::Elem::half, OpKind::sum}));
+  EXPECT_EQ(p.cases[5], (b::Case{b::Elem::int8, OpKind::max}));
+  a.dtypes = "";
+  a.ops = "min";
+  const auto q = b::parse(a);
+  ASSERT_EQ(q.cases.size(), 5u);  // the default dtypes, each with min
+  for (const auto& c : q.cases) EXPECT_EQ(c.op, OpKind::min);
+  a.impls = "cub,thrust";
+  EXPECT_EQ(b::parse(a).impls, (std::vector<b::Impl>{b::Impl::cub, b::Impl::thrust}));
+}
+
+TEST(BenchParse, BadFlagsNameTheValue) {
+  struct Bad {
+    void (*set)(b::Args&);
+    const char* fragment;
+  };
+  const Bad cases[] = {
+      {[](b::Args& a) { a.sizes = std::string("0"); }, "--sizes 0: a size must be at least 1"},
+      {[](b::Args& a) { a.sizes = std::string("0..2^10"); }, "a size must be at least 1"},
+      {[](b::Args& a) { a.sizes = std::string("12x"); }, "--sizes 12x: not a size"},
+      {[](b::Args& a) { a.sizes = std::string("2^20..2^10"); }, "the range runs downward"},
+      {[](b::Args& a) { a.sizes = std::string("-5"); }, "--sizes -5: not a size"},
+      {[](b::Args& a) { a.sizes = std::string("2^10..2^20"), a.step = std::string("1"); }, "--step 1: give the factor"},
+      {[](b::Args& a) { a.sizes = std::string("1000,2000"), a.step = std::string("2"); }, "--step 2: applies to a range"},
+      {[](b::Args& a) { a.dtypes = std::string("int7"); }, "--dtypes int7: unknown dtype; choose int8"},
+      {[](b::Args& a) { a.ops = std::string("avg"); }, "--ops avg: unknown op; choose sum, min, max"},
+      {[](b::Args& a) { a.impls = std::string("cublas"); }, "--impls cublas: unknown implementation"},
+      {[](b::Args& a) { a.repeats = std::string("0"); }, "--repeat 0: give 1..100000"},
+      {[](b::Args& a) { a.repeats = std::string("3x"); }, "--repeat 3x"},
+      {[](b::Args& a) { a.format = std::string("xml"); }, "--format xml: unknown format"},
+      {[](b::Args& a) { a.plot = std::string("out.jpg"); }, "--plot out.jpg: give FILE.png"},
+      {[](b::Args& a) { a.backend = std::string("simt"); }, "--backend simt: bench times real hardware"},
+      {[](b::Args& a) { a.backend = std::string("tpu"); }, "--backend tpu: unknown backend"},
+      {[](b::Args& a) { a.backend = std::string("cpu"), a.impls = std::string("cub"); }, "only reducelab runs with --backend cpu"},
+      {[](b::Args& a) { a.hot = a.both = true; }, "--hot --both"},
+  };
+  for (const auto& c : cases) {
+    b::Args a;
+    c.set(a);
+    try {
+      b::parse(a);
+      ADD_FAILURE() << "no error for: " << c.fragment;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.fragment), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(BenchParse, PlotFilesFollowTheExtension) {
+  b::Args a;
+  a.plot = "out/bench.png";
+  EXPECT_EQ(b::parse(a).plot_files, std::vector<std::string>{"out/bench.png"});
+  a.plot = "bench.SVG";
+  EXPECT_EQ(b::parse(a).plot_files, std::vector<std::string>{"bench.SVG"});
+  a.plot = "out/bench";
+  EXPECT_EQ(b::parse(a).plot_files, (std::vector<std::string>{"out/bench.png", "out/bench.svg"}));
+}
+
+TEST(BenchLimit, OneLaunchPlusTheBytesAtTheCeiling) {
+  // 4549 GB/s reads 4,549,000 bytes in 1 us; with a 4.4 us launch the limit is 5.4 us.
+  EXPECT_DOUBLE_EQ(b::limit_us(4'549'000, 4.4, 4549), 5.4);
+  EXPECT_DOUBLE_EQ(b::limit_us(0, 4.4, 4549), 4.4);
+  EXPECT_EQ(b::limit_us(1 << 20, 0, 4549), 0);  // a floor not measured: no limit
+  EXPECT_EQ(b::limit_us(1 << 20, 4.4, 0), 0);
+}
+
+b::Row row(b::Impl impl, b::L2 l2, double us) {
+  b::Row r;
+  r.impl = impl;
+  r.c = {b::Elem::int32, OpKind::sum};
+  r.n = 1 << 20;
+  r.bytes = 4 << 20;
+  r.l2 = l2;
+  r.us_median = r.us_min = r.us_max = r.us_p25 = r.us_p75 = us;
+  r.repeats = 3;
+  r.status = "ok";
+  r.verified = true;
+  return r;
+}
+
+b::Report synthetic() {
+  b::Report r;
+  r.backend = "cuda";
+  r.device_name = "Test GPU";
+  r.device = {{"name", "Test GPU"}, {"sm_count", 132}};
+  r.read_ceiling_gbs = 4000;
+  r.empty_launch_us = 4;
+  r.plan = b::parse({});
+  r.rows = {row(b::Impl::cub, b::L2::flushed, 10), row(b::Impl::reducelab, b::L2::flushed, 8),
+            row(b::Impl::reducelab, b::L2::warm, 5)};
+  b::derive(r);
+  return r;
+}
+
+TEST(BenchDerive, ColumnsComeFromTheMediansAndTheFloors) {
+  const auto r = synthetic();
+  const auto& cub = r.rows[0];
+  const auto& mine = r.rows[1];
+  const auto& warm = r.rows[2];
+  EXPECT_DOUBLE_EQ(mine.gb_per_s, 4194304.0 / 8e3);  // bytes / median
+  EXPECT_DOUBLE_EQ(mine.pct_of_read_ceiling, 100 * mine.gb_per_s / 4000);
+  EXPECT_DOUBLE_EQ(mine.limit_us, 4 + 4194304.0 / 4e6);
+  EXPECT_DOUBLE_EQ(mine.pct_of_limit, 100 * mine.limit_us / 8);
+  EXPECT_DOUBLE_EQ(mine.ratio_to_cub, 10.0 / 8);
+  EXPECT_DOUBLE_EQ(cub.ratio_to_cub, 1.0);
+  EXPECT_EQ(warm.ratio_to_cub, 0);  // no warm CUB row to compare with
+  EXPECT_TRUE(r.all_verified());
+}
+
+TEST(BenchJson, FieldsAreStable) {
+  const auto j = b::to_json(synthetic());
+  for (const char* key : {"command", "device", "backend", "read_ceiling_gbs", "empty_launch_us", "repeats", "seed",
+                          "sizes", "cases", "impls", "l2_modes", "notes", "all_verified", "rows"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["command"], "bench");
+  EXPECT_EQ(j["read_ceiling_gbs"], 4000.0);
+  EXPECT_EQ(j["cases"].size(), 11u);
+  ASSERT_EQ(j["rows"].size(), 3u);
+  for (const char* key : {"impl", "dtype", "op", "n", "bytes", "l2", "repeats", "us_median", "us_min", "us_max",
+                          "us_p25", "us_p75", "gb_per_s", "pct_of_read_ceiling", "limit_us", "pct_of_limit",
+                          "ratio_to_cub", "result", "expected", "check", "status", "verified", "note"})
+    EXPECT_TRUE(j["rows"][1].contains(key)) << key;
+  EXPECT_EQ(j["rows"][1]["impl"], "reducelab");
+  EXPECT_EQ(j["rows"][1]["dtype"], "int32");
+  EXPECT_EQ(j["rows"][2]["l2"], "warm");
+  EXPECT_DOUBLE_EQ(j["rows"][1]["ratio_to_cub"].get<double>(), 1.25);
+}
+
+TEST(BenchTable, NamesTheDeviceAndEveryColumn) {
+  std::ostringstream out;
+  b::print(synthetic(), Format::table, out);
+  const std::string s = out.str();
+  for (const char* text : {"Test GPU", "132 SMs", "read ceiling 4000 GB/s", "empty launch 4.00 us", "int32 sum (into int64)",
+                           "%limit", "vs CUB", "1.25x", "flushed", "warm", "all 3 rows verified"})
+    EXPECT_NE(s.find(text), std::string::npos) << text << " missing from:\n" << s;
+  std::ostringstream csv;
+  b::print(synthetic(), Format::csv, csv);
+  EXPECT_EQ(csv.str().rfind("impl,dtype,op,n,bytes,l2,", 0), 0u) << csv.str();
+}
+
+TEST(BenchCpu, EveryTargetCaseVerifiesOnTheCpuBackend) {
+  if (!b::library_built()) GTEST_SKIP() << "this build has no reducelab_reduce library target";
+  b::Args a;
+  a.backend = "cpu";
+  a.sizes = "1,33,1000003";
+  a.repeats = "1";
+  const auto r = b::run_cpu(b::parse(a));
+  EXPECT_EQ(r.backend, "cpu");
+  ASSERT_EQ(r.rows.size(), 3u * 11u);
+  for (const auto& x : r.rows) {
+    EXPECT_TRUE(x.verified) << b::name(x.c.elem) << " " << x.n << ": " << x.status << " " << x.result << " vs "
+                            << x.expected << " (" << x.check << ") " << x.note;
+    EXPECT_EQ(x.impl, b::Impl::reducelab);
+    EXPECT_TRUE(x.cpu);
+    EXPECT_GT(x.us_median, 0);
+    EXPECT_EQ(x.pct_of_limit, 0);  // no GPU floors on the CPU
+  }
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.front().find("run only on a GPU"), std::string::npos) << r.notes.front();
+  const auto j = b::to_json(r);
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_EQ(j["rows"][0]["l2"], "n/a");
+}
+
+TEST(BenchCpu, EveryElementTypeAndOpVerifies) {
+  if (!b::library_built()) GTEST_SKIP() << "this build has no reducelab_reduce library target";
+  b::Args a;
+  a.backend = "cpu";
+  a.sizes = "1000,4097";
+  a.repeats = "1";
+  a.dtypes = "int8,int16,int32,int64,uint8,uint16,uint32,uint64,half,bf16,float,double";
+  a.ops = "sum,min,max";
+  const auto r = b::run_cpu(b::parse(a));
+  ASSERT_EQ(r.rows.size(), 2u * 12u * 3u);
+  for (const auto& x : r.rows)
+    EXPECT_TRUE(x.verified) << b::name(x.c.elem) << " " << reducelab::name(x.c.op) << " " << x.n << ": " << x.result
+                            << " vs " << x.expected << " (" << x.check << ") " << x.note;
+}
+
+TEST(BenchCommand, WritesOutAndJsonFiles) {
+  if (!b::library_built()) GTEST_SKIP() << "this build has no reducelab_reduce library target";
+  const auto dir = std::filesystem::temp_directory_path() / ("bench_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  b::Args a;
+  a.backend = "cpu";
+  a.sizes = "4096";
+  a.repeats = "2";
+  a.dtypes = "float";
+  a.ops = "sum";
+  a.format = "csv";
+  a.out = (dir / "bench.csv").string();
+  a.json = (dir / "bench.json").string();
+  std::ostringstream stdout_text;
+  EXPECT_EQ(b::command(a, stdout_text), 0);
+  EXPECT_TRUE(stdout_text.str().empty());  // --out took it
+  std::ifstream csv(a.out), json(a.json);
+  std::string first;
+  std::getline(csv, first);
+  EXPECT_EQ(first.rfind("impl,dtype,op,n,", 0), 0u) << first;
+  const auto j = nlohmann::json::parse(json);
+  EXPECT_EQ(j["rows"].size(), 1u);
+  EXPECT_EQ(j["all_verified"], true);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(BenchGpu, SmallSweepVerifiesEveryImplementation) {
+  std::string why;
+  if (!cuda_usable(&why)) GTEST_SKIP() << why;
+  b::Args a;
+  a.sizes = "1000,65539";
+  a.repeats = "2";
+  a.both = true;
+  auto device = open_cuda_device();
+  const auto r = b::run_gpu(b::parse(a), *device);
+  EXPECT_GT(r.read_ceiling_gbs, 0);
+  EXPECT_GT(r.empty_launch_us, 0);
+  std::map<b::Impl, int> count;
+  for (const auto& x : r.rows) {
+    ++count[x.impl];
+    EXPECT_TRUE(x.verified) << b::name(x.impl) << " " << b::name(x.c.elem) << " " << reducelab::name(x.c.op) << " "
+                            << x.n << " " << b::name(x.l2) << ": " << x.status << " " << x.result << " vs "
+                            << x.expected << " (" << x.check << ") " << x.note;
+    EXPECT_GT(x.limit_us, r.empty_launch_us);
+    if (x.impl == b::Impl::cub) EXPECT_DOUBLE_EQ(x.ratio_to_cub, 1.0);
+    else EXPECT_GT(x.ratio_to_cub, 0);
+  }
+  EXPECT_EQ(count[b::Impl::cub], 11 * 2 * 2);  // every target case has CUB and thrust rows
+  EXPECT_EQ(count[b::Impl::thrust], 11 * 2 * 2);
+  if (b::library_built()) {
+    EXPECT_EQ(count[b::Impl::reducelab], 11 * 2 * 2);
+    EXPECT_EQ(count[b::Impl::reducelab_nondet], 4 * 2 * 2);  // float, double, half, bf16 sums
+  }
+}
+
+}  // namespace
