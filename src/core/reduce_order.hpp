@@ -3,13 +3,15 @@
 // and the CPU backend (cpu_reduce.hpp) both follow it, so they give the same bits.
 //
 //   vector  kVec = 16 / sizeof(T) consecutive elements (one 16-byte load).
-//   chunk   C = min(ceil(n / tile), kChunks) chunks of (nearly) equal length: chunk c covers
-//           elements [begin(c), begin(c + 1)) with begin(c) = floor(V * c / C) * kVec, where
-//           V = ceil(n / kVec) is the number of vectors (the last chunk ends at n).
-//   tile    kThreads x kItems vectors (32 KiB of input for every type). A chunk is walked in
-//           tiles starting at its first element; thread t of a tile owns its vectors
-//           i = 0..kItems-1, vector i starting at element (i * kThreads + t) * kVec of the tile;
-//           elements at or past the chunk's end are skipped.
+//   row     kThreads vectors (4 KiB): one vector for each thread of a block.
+//   tile    kItems rows (32 KiB of input for every type).
+//   chunk   C chunks of whole tiles, as equal as tiles allow, with K = ceil(n / tile) tiles:
+//           C = K while K <= kChunks / 2, kChunks / 2 while K < kChunks, kChunks from there on;
+//           chunk c covers elements [begin(c), begin(c + 1)) with
+//           begin(c) = floor(K * c / C) * tile (the last chunk ends at n). Thread t owns vector t of each row, so vector i of a tile lies in its row i;
+//           elements past n are skipped. (Tile-sized units: a chunk never ends inside a tile
+//           except at n, so every tile but the array's last takes the unguarded path. Splitting
+//           chunks by rows balanced blocks better but cost 1.7x at 2^26 halves on an H200.)
 //   1. per chunk, each thread t folds its elements tile by tile: within a tile, vector by
 //      vector and element by element into a tile sum (starting from the identity), which then
 //      joins the thread's accumulator (reduce_ops.cuh: lift, inner_combine, absorb);
@@ -51,18 +53,19 @@ inline constexpr unsigned kMaxPartials = 2112;
 template <class T>
 struct Shape {
   static constexpr unsigned kVec = sizeof(T) <= 16 ? 16 / sizeof(T) : 1;  // elements per vector
-  static constexpr std::uint64_t kTile = std::uint64_t(kThreads) * kItems * kVec;
+  static constexpr unsigned kRow = kThreads * kVec;
+  static constexpr std::uint64_t kTile = std::uint64_t(kRow) * kItems;
 };
 
 struct Plan {
   std::uint64_t n = 0;
-  std::uint64_t vectors = 0;  // V = ceil(n / kVec)
-  std::uint64_t chunks = 0;   // C
-  unsigned vec = 1;           // kVec of the element type
+  std::uint64_t tiles = 0;   // K = ceil(n / tile)
+  std::uint64_t chunks = 0;  // C
+  std::uint64_t tile = 1;    // elements per tile of the element type
   // First element of chunk c (c == chunks gives n).
   RL_HD_INLINE std::uint64_t chunk_begin(std::uint64_t c) const {
     if (c >= chunks) return n;
-    const auto first = static_cast<std::uint64_t>((static_cast<unsigned __int128>(vectors) * c) / chunks) * vec;
+    const auto first = static_cast<std::uint64_t>((static_cast<unsigned __int128>(tiles) * c) / chunks) * tile;
     return first < n ? first : n;
   }
 };
@@ -71,17 +74,21 @@ template <class T>
 RL_HD_INLINE Plan plan_with_chunks(std::uint64_t n, std::uint64_t most) {
   Plan p;
   p.n = n;
-  p.vec = Shape<T>::kVec;
-  p.vectors = (n + p.vec - 1) / p.vec;
-  const std::uint64_t tiles = (n + Shape<T>::kTile - 1) / Shape<T>::kTile;
-  p.chunks = tiles < most ? tiles : most;
+  p.tile = Shape<T>::kTile;
+  p.tiles = (n + p.tile - 1) / p.tile;
+  p.chunks = p.tiles < most ? p.tiles : most;
   return p;
 }
 
-// The fixed order's plan for n elements of T.
+// The fixed order's plan for n elements of T. Between kChunks / 2 and kChunks tiles the chunks
+// stay at kChunks / 2 (two tiles or one): one block each on a 132-SM Hopper, rather than some
+// blocks taking two one-tile chunks one after the other (float sum at 2^24 on an H200: 25.2 us
+// with 2048 one-tile chunks; see docs/performance.md).
 template <class T>
 RL_HD_INLINE Plan fixed_plan(std::uint64_t n) {
-  return plan_with_chunks<T>(n, kChunks);
+  Plan p = plan_with_chunks<T>(n, kChunks);
+  if (p.tiles > kChunks / 2 && p.tiles < kChunks) p.chunks = kChunks / 2;
+  return p;
 }
 
 // An order-free operation's plan: one chunk per block of a `grid`-block launch.

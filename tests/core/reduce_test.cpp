@@ -111,6 +111,32 @@ TYPED_TEST(ReduceCpu, NaNAndSignedZerosFollowNumPy) {
   }
 }
 
+// The plan is a function of n alone: chunk counts by the rule of reduce_order.hpp, chunks of
+// whole tiles that cover [0, n) without gaps, none more than one tile longer than another.
+TEST(ReduceOrder, ChunksFollowTheRule) {
+  const std::uint64_t tile = detail::Shape<float>::kTile;  // 8192 floats
+  struct Case {
+    std::uint64_t n, chunks;
+  };
+  for (const Case& c : {Case{0, 0}, Case{1, 1}, Case{tile, 1}, Case{tile + 1, 2}, Case{1000 * tile, 1000},
+                        Case{1056 * tile, 1056}, Case{1057 * tile, 1056}, Case{2111 * tile, 1056}, Case{2111 * tile + 5, 2112},
+                        Case{2112 * tile, 2112}, Case{100000 * tile + 3, 2112}}) {
+    const detail::Plan p = detail::fixed_plan<float>(c.n);
+    EXPECT_EQ(p.chunks, c.chunks) << "n=" << c.n;
+    std::uint64_t shortest = ~0ull, longest = 0;
+    for (std::uint64_t k = 0; k < p.chunks; ++k) {
+      const std::uint64_t b = p.chunk_begin(k), e = p.chunk_begin(k + 1);
+      EXPECT_EQ(b % tile, 0u);
+      if (k + 1 < p.chunks) {
+        shortest = std::min(shortest, e - b);
+        longest = std::max(longest, e - b);
+      }
+    }
+    if (p.chunks > 0) EXPECT_EQ(p.chunk_begin(p.chunks), c.n);
+    if (p.chunks > 2) EXPECT_LE(longest - shortest, tile) << "n=" << c.n;
+  }
+}
+
 TEST(ReduceCpu, ThreadCountDoesNotChangeTheBits) {
   const std::uint64_t n = 20'000'003;  // 2442 tiles of 8192 floats: all 2112 chunks, 1.16 tiles each
   ASSERT_EQ(detail::fixed_plan<float>(n).chunks, detail::kChunks);
