@@ -98,25 +98,33 @@ __device__ __forceinline__ typename Sem::Acc fold_chunk(rl::gmem<const T> input,
         for (unsigned j = 0; j < kVec; ++j)
           in = Sem::inner_combine(in, Sem::lift(v[i].v[j], base + std::uint64_t(i) * kThreads * kVec + j));
     } else {
-      // The chunk's last tile, or an input that is not 16-byte aligned: the same order, every
-      // load issued before the first fold; elements at or past `end` are left out.
+      // The chunk's last tile (fewer rows: a test the whole block agrees on) or an input that is
+      // not 16-byte aligned: the same order, every load issued before the first fold. Rows are
+      // whole except the array's last, so only that one is guarded element by element.
+      const std::uint64_t n = plan.n;
 #pragma unroll
       for (unsigned i = 0; i < kItems; ++i) {
         const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec;
-        if (aligned && at + kVec <= end) {
+        if (tile + std::uint64_t(i) * kThreads * kVec >= end) break;
+        if (aligned && at + kVec <= n) {
           v[i] = load_vec(input, at);
         } else {
 #pragma unroll
           for (unsigned j = 0; j < kVec; ++j)
-            if (at + j < end) v[i].v[j] = input[at + j];
+            if (at + j < n) v[i].v[j] = input[at + j];
         }
       }
 #pragma unroll
       for (unsigned i = 0; i < kItems; ++i) {
         const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec;
+        if (tile + std::uint64_t(i) * kThreads * kVec >= end) break;
+        if (at + kVec <= n) {
 #pragma unroll
-        for (unsigned j = 0; j < kVec; ++j)
-          if (at + j < end) in = Sem::inner_combine(in, Sem::lift(v[i].v[j], at + j));
+          for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(v[i].v[j], at + j));
+        } else {
+          for (unsigned j = 0; j < kVec; ++j)
+            if (at + j < n) in = Sem::inner_combine(in, Sem::lift(v[i].v[j], at + j));
+        }
       }
     }
     acc = Sem::absorb(acc, in);
