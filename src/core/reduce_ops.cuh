@@ -83,11 +83,11 @@ template <class T>
 using carry_t = typename carry<T>::type;
 
 // What a thread sums one tile's elements of T in before adding that to its carry (step 1 of the
-// order): 16-bit floats in float (a tile gives a thread at most 32 of them), small integers in 32
-// bits (at most 64 of them: no overflow). One wide add per tile instead of one per element.
+// order): small integers in 32 bits (a tile gives a thread at most 128 of them: no overflow), so
+// one 64-bit add per tile instead of one per element. 16-bit floats go straight to double, as
+// float does: summing a tile's 64 halves in float first was measurably less accurate than
+// pairwise summation on adversarial inputs (tests/core/reduce_test.cpp, ReduceAccuracy).
 template <class T> struct tile_carry { using type = carry_t<T>; };
-template <> struct tile_carry<half> { using type = float; };
-template <> struct tile_carry<bfloat16> { using type = float; };
 template <> struct tile_carry<std::int8_t> { using type = std::int32_t; };
 template <> struct tile_carry<std::int16_t> { using type = std::int32_t; };
 template <> struct tile_carry<std::uint8_t> { using type = std::uint32_t; };
