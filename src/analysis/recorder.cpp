@@ -55,6 +55,9 @@ Recorder* Recorder::current() { return g_current.load(std::memory_order_relaxed)
 void Recorder::enter(std::uint64_t block, unsigned thread, unsigned warp, unsigned lane, unsigned step) {
   std::lock_guard lock(mutex_);
   if (std::find(step_order_.begin(), step_order_.end(), step) == step_order_.end()) step_order_.push_back(step);
+  if (block == 0 && warp == 0 &&
+      std::find(first_warp_order_.begin(), first_warp_order_.end(), step) == first_warp_order_.end())
+    first_warp_order_.push_back(step);
   masks_[MaskKey{static_cast<int>(step), block, warp}] |= 1u << lane;
   ThreadState& t = threads_[thread_key(block, thread)];
   t.step = static_cast<int>(step);
@@ -130,8 +133,17 @@ Counts Recorder::counts() const {
       s.bank_conflict_ways = std::max(s.bank_conflict_ways, ways);
     }
   }
+  // Steps in a fixed order, the GPU counters' (gpu_counters.cpp): those the grid's first warp
+  // reached, in its order; then the others by step value. (The order steps were first reached
+  // in by any thread depends on which worker thread ran which block first.)
+  std::vector<unsigned> order = first_warp_order_;
+  std::vector<unsigned> rest;
+  for (unsigned step : step_order_)
+    if (std::find(order.begin(), order.end(), step) == order.end()) rest.push_back(step);
+  std::sort(rest.begin(), rest.end());
+  order.insert(order.end(), rest.begin(), rest.end());
   Counts out;
-  for (unsigned step : step_order_) {
+  for (unsigned step : order) {
     StepCounts s = by_step[static_cast<int>(step)];
     s.step = step;
     s.finish();

@@ -41,7 +41,7 @@ struct StepCounts {
 };
 
 struct Counts {
-  std::vector<StepCounts> steps;  // in the order the kernel first reached them
+  std::vector<StepCounts> steps;  // block 0 warp 0's order, then the others by step value
   StepCounts outside;             // accesses outside any probed step (loads, final writes)
   StepCounts totals;              // the steps summed (outside not included)
 };
@@ -98,6 +98,7 @@ class Recorder final : public simt::AccessObserver {
   std::map<MaskKey, std::uint32_t> masks_;
   std::map<AccessKey, Access> accesses_;
   std::vector<unsigned> step_order_;
+  std::vector<unsigned> first_warp_order_;  // steps block 0's warp 0 entered, in its order
 };
 
 }  // namespace rl::analysis
