@@ -88,8 +88,8 @@ __device__ __forceinline__ typename Sem::Acc fold_chunk(rl::gmem<const T> input,
   for (std::uint64_t tile = begin; tile < end; tile += kTile) {
     const std::uint64_t base = tile + std::uint64_t(threadIdx.x) * kVec;
     Inner in = Sem::inner_identity();
-    Vec<T> v[kItems];
     if (aligned && tile + kTile <= end) {  // a whole tile: kItems 16-byte loads in flight
+      Vec<T> v[kItems];
 #pragma unroll
       for (unsigned i = 0; i < kItems; ++i) v[i] = load_vec(input, base + std::uint64_t(i) * kThreads * kVec);
 #pragma unroll
@@ -99,31 +99,24 @@ __device__ __forceinline__ typename Sem::Acc fold_chunk(rl::gmem<const T> input,
           in = Sem::inner_combine(in, Sem::lift(v[i].v[j], base + std::uint64_t(i) * kThreads * kVec + j));
     } else {
       // The chunk's last tile (fewer rows: a test the whole block agrees on) or an input that is
-      // not 16-byte aligned: the same order, every load issued before the first fold. Rows are
-      // whole except the array's last, so only that one is guarded element by element.
+      // not 16-byte aligned: the same order, one vector at a time. Rows are whole except the
+      // array's last, so only that one is guarded element by element. Kept rolled up: unrolled,
+      // this rare path took the 16-bit kernels to 103 registers (2 blocks per SM) against 32.
       const std::uint64_t n = plan.n;
-#pragma unroll
+#pragma unroll 1
       for (unsigned i = 0; i < kItems; ++i) {
-        const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec;
         if (tile + std::uint64_t(i) * kThreads * kVec >= end) break;
+        const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec;
         if (aligned && at + kVec <= n) {
-          v[i] = load_vec(input, at);
+          const Vec<T> x = load_vec(input, at);
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(x.v[j], at + j));
         } else {
-#pragma unroll
-          for (unsigned j = 0; j < kVec; ++j)
-            if (at + j < n) v[i].v[j] = input[at + j];
-        }
-      }
-#pragma unroll
-      for (unsigned i = 0; i < kItems; ++i) {
-        const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec;
-        if (tile + std::uint64_t(i) * kThreads * kVec >= end) break;
-        if (at + kVec <= n) {
-#pragma unroll
-          for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(v[i].v[j], at + j));
-        } else {
-          for (unsigned j = 0; j < kVec; ++j)
-            if (at + j < n) in = Sem::inner_combine(in, Sem::lift(v[i].v[j], at + j));
+#pragma unroll 1
+          for (unsigned j = 0; j < kVec && at + j < n; ++j) {
+            const T x = input[at + j];
+            in = Sem::inner_combine(in, Sem::lift(x, at + j));
+          }
         }
       }
     }
