@@ -7,6 +7,7 @@
 //   - 16-byte loads through the read-only path, kItems of them in flight per thread per tile;
 //   - a grid of at most (blocks resident per SM) x SMs, each block looping over its chunks;
 //   - last-block-done instead of a second launch: a partial per chunk, __threadfence, a ticket.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -129,6 +130,26 @@ enum : unsigned {
   kAligned = 1u,        // the input is 16-byte aligned: vector loads
   kAtomicCombine = 2u,  // nondeterministic variant: chunk results meet in one atomic accumulator
 };
+
+// How a launch of reduceChunks<T, Sem> is shaped, from n, the blocks the caller can have at once
+// (`slots`), whether the caller wants the fixed order, and the input's address. One function for
+// the GPU launcher (device_reduce.cuh) and the SIMT runner (simt_reduce.cpp).
+struct LaunchShape {
+  Plan plan;
+  unsigned grid = 1;
+  unsigned flags = 0;
+};
+template <class T, class Sem>
+inline LaunchShape launch_shape(std::uint64_t n, std::uint64_t slots, bool deterministic, const void* input) {
+  bool atomic = false;
+  if constexpr (Sem::has_atomic_combine) atomic = !deterministic && !Sem::order_free;
+  LaunchShape s;
+  s.plan = (Sem::order_free || atomic) ? split_plan<T>(n, slots) : fixed_plan<T>(n);
+  s.grid = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(s.plan.chunks, slots)));
+  if (reinterpret_cast<std::uintptr_t>(input) % 16 == 0) s.flags |= kAligned;
+  if (atomic) s.flags |= kAtomicCombine;
+  return s;
+}
 
 // reduceChunks — the library's kernel (see the file comment). Launch with kThreads threads and
 // at most plan.chunks blocks. `ticket` and `accumulator` are zero before the launch and zero

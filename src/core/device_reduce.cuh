@@ -17,12 +17,6 @@
 namespace reducelab {
 namespace detail {
 
-inline Status launch_status(cudaError_t e, const char* what) {
-  return Status(e == cudaErrorMemoryAllocation ? Errc::out_of_memory : Errc::cuda_error,
-                std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")",
-                static_cast<int>(e));
-}
-
 // Blocks of reduceChunks<T, Sem> resident per multiprocessor, asked once per device.
 template <class T, class Sem>
 Status resident_blocks(int device, int* blocks) {
@@ -36,7 +30,7 @@ Status resident_blocks(int device, int* blocks) {
   }
   const cudaError_t e =
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, reduceChunks<T, Sem>, kThreads, 0);
-  if (e != cudaSuccess) return launch_status(e, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  if (e != cudaSuccess) return cuda_status(e, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   if (*blocks < 1) *blocks = 1;
   if (device >= 0 && device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
   return {};
@@ -63,19 +57,12 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
   // The persistent grid: as many blocks as the GPU holds at once, unless a test forces another.
   std::uint64_t slots = options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm;
   slots = std::clamp<std::uint64_t>(slots, 1, kPartialSlots);
-  bool atomic = false;
-  if constexpr (Sem::has_atomic_combine) atomic = !options.deterministic && !Sem::order_free;
-  const Plan plan = (Sem::order_free || atomic) ? split_plan<T>(n, slots) : fixed_plan<T>(n);
-  const std::uint64_t grid = std::max<std::uint64_t>(1, std::min(plan.chunks, slots));
-
-  unsigned flags = 0;
-  if (reinterpret_cast<std::uintptr_t>(input) % 16 == 0) flags |= kAligned;
-  if (atomic) flags |= kAtomicCombine;
-  reduceChunks<T, Sem><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(
-      input, plan, flags, static_cast<Acc*>(ws.partials), ws.ticket, static_cast<Acc*>(ws.accumulator),
-      output);
+  const LaunchShape shape = launch_shape<T, Sem>(n, slots, options.deterministic, input);
+  reduceChunks<T, Sem><<<shape.grid, kThreads, 0, stream>>>(
+      input, shape.plan, shape.flags, static_cast<Acc*>(ws.partials), ws.ticket,
+      static_cast<Acc*>(ws.accumulator), output);
   const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) return launch_status(e, "launching reduceChunks");
+  if (e != cudaSuccess) return cuda_status(e, "launching reduceChunks");
   return {};
 }
 
@@ -100,7 +87,7 @@ Result<result_t<T, Op>> reduce_to_host(const T* input, std::uint64_t n, Op, stre
   if (!r.status) return r;
   cudaError_t e = cudaMemcpyAsync(&r.value, ws.result, sizeof(R), cudaMemcpyDeviceToHost, stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-  if (e != cudaSuccess) r.status = detail::launch_status(e, "reading the result back");
+  if (e != cudaSuccess) r.status = detail::cuda_status(e, "reading the result back");
   return r;
 }
 

@@ -33,19 +33,13 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
   T* in = static_cast<T*>(input.get()) + offset;
   if (n > 0) std::memcpy(in, host, n * sizeof(T));
 
-  const std::uint64_t slots = grid != 0 ? grid : 64;
-  bool atomic = false;
-  if constexpr (Sem::has_atomic_combine) atomic = !deterministic && !Sem::order_free;
-  const Plan plan = (Sem::order_free || atomic) ? split_plan<T>(n, slots) : fixed_plan<T>(n);
-  const std::uint64_t blocks = std::max<std::uint64_t>(1, std::min(plan.chunks, slots));
-  unsigned flags = (reinterpret_cast<std::uintptr_t>(in) % 16 == 0) ? kAligned : 0u;
-  if (atomic) flags |= kAtomicCombine;
+  const LaunchShape shape = launch_shape<T, Sem>(n, grid != 0 ? grid : 64, deterministic, in);
 
   simt::LaunchConfig cfg{};
-  cfg.grid = dim3(static_cast<unsigned>(blocks));
+  cfg.grid = dim3(shape.grid);
   cfg.block = dim3(kThreads);
   cfg.name = "reduceChunks";
-  rl::launch(reduceChunks<T, Sem>, cfg, static_cast<const T*>(in), plan, flags,
+  rl::launch(reduceChunks<T, Sem>, cfg, static_cast<const T*>(in), shape.plan, shape.flags,
              static_cast<Acc*>(partials.get()), static_cast<unsigned*>(ticket.get()),
              static_cast<Acc*>(accumulator.get()), static_cast<Out*>(output.get()));
   Out result;

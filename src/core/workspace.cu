@@ -11,12 +11,6 @@
 namespace reducelab::detail {
 namespace {
 
-Status cuda_status(cudaError_t e, const char* what) {
-  return Status(e == cudaErrorMemoryAllocation ? Errc::out_of_memory : Errc::cuda_error,
-                std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")",
-                static_cast<int>(e));
-}
-
 constexpr std::size_t kHeaderBytes = 48;  // ticket (4 bytes, padded), accumulator, result (16 each)
 constexpr std::size_t kBytes = kHeaderBytes + kPartialSlots * kPartialSlotBytes;
 
@@ -30,6 +24,13 @@ std::map<Key, void*>& table() {
 }
 
 }  // namespace
+
+Status cuda_status(int cuda_error, const char* what) {
+  const auto e = static_cast<cudaError_t>(cuda_error);
+  return Status(e == cudaErrorMemoryAllocation ? Errc::out_of_memory : Errc::cuda_error,
+                std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")",
+                cuda_error);
+}
 
 Status current_sm_count(int* device, int* sms) {
   static int cached[64] = {};

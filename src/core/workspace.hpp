@@ -25,6 +25,9 @@ inline constexpr std::size_t kPartialSlotBytes = 16;  // the largest accumulator
 // captured as a memset node, which is harmless on replay).
 Status workspace_for(stream_t stream, Workspace* out);
 
+// A failed CUDA call (its cudaError_t as an int) as a Status naming `what`.
+Status cuda_status(int cuda_error, const char* what);
+
 // The current device's multiprocessor count (cached).
 Status current_sm_count(int* device, int* sms);
 

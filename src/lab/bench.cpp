@@ -469,6 +469,24 @@ void time_stats(Row& row, std::vector<double> us) {
   row.us_p75 = at(0.75);
 }
 
+// A repeat's verdict joins the row: the row shows the warm-up's check, or the first failure.
+void record(Row& row, const Verdict& v, int rep, bool& all_ok) {
+  if (rep < 0 || (!v.ok && all_ok)) {
+    row.result = v.result;
+    row.expected = v.expected;
+    row.check = v.check;
+  }
+  all_ok = all_ok && v.ok;
+}
+
+// The row's times and its status once every repeat has run.
+void finish(Row& row, std::vector<double> us, bool all_ok) {
+  time_stats(row, std::move(us));
+  row.verified = all_ok;
+  row.status = all_ok ? "ok" : "MISMATCH";
+}
+
+
 std::size_t host_available_bytes() {
   std::ifstream in("/proc/meminfo");
   std::string key;
@@ -691,16 +709,9 @@ void sweep_elem_gpu(Report& report, Device& device, Elem elem, const std::vector
               if (target.host_result) got = host_result;
               else device.download(got.data(), result.get(), rbytes);
               const Verdict v = judge<T>(op, got.data(), truth, same, "reducelab::cpu::reduce");
-              if (rep < 0 || (!v.ok && all_ok)) {
-                row.result = v.result;
-                row.expected = v.expected;
-                row.check = v.check;
-              }
-              all_ok = all_ok && v.ok;
+              record(row, v, rep, all_ok);
             }
-            time_stats(row, us);
-            row.verified = all_ok;
-            row.status = all_ok ? "ok" : "MISMATCH";
+            finish(row, us, all_ok);
           } catch (const std::exception& ex) {
             row.status = "error";
             row.verified = false;
@@ -797,16 +808,9 @@ void sweep_elem_cpu(Report& report, Elem elem, const std::vector<OpKind>& ops) {
           if (rep >= 0) us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
           const Verdict v = judge<T>(op, got.data(), truth, float_sum ? &one_thread : nullptr,
                                      "reducelab::cpu::reduce on one thread");
-          if (rep < 0 || (!v.ok && all_ok)) {
-            row.result = v.result;
-            row.expected = v.expected;
-            row.check = v.check;
-          }
-          all_ok = all_ok && v.ok;
+          record(row, v, rep, all_ok);
         }
-        time_stats(row, us);
-        row.verified = all_ok;
-        row.status = all_ok ? "ok" : "MISMATCH";
+        finish(row, us, all_ok);
       } catch (const std::exception& ex) {
         row.status = "error";
         row.note = ex.what();
