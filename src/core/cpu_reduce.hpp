@@ -3,12 +3,15 @@
 // GPU's threads, warps and shuffle trees replayed lane by lane, one chunk per task, so the
 // result has the GPU's bits. Plain C++ (g++ or nvcc's host compiler).
 #include <algorithm>
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <thread>
 #include <vector>
 
+#include "core/exact_sum.cuh"
 #include "core/reduce_ops.cuh"
 #include "core/reduce_order.hpp"
 #include "reducelab/reduce.hpp"
@@ -91,11 +94,60 @@ typename Sem::Out cpu_reduce(const T* x, std::uint64_t n, unsigned threads) {
   return Sem::finish(cpu_block_fold<Sem>(acc), n);
 }
 
+// Exact sums on the CPU: every element through the same TwoSum pair and digits as the GPU's
+// threads (exact_sum.cuh), in slices of at most 2^24 elements whose digits are carried before
+// they are added up, so no digit overflows. The split does not matter: the sum is exact.
+template <class T, class Out, bool kMean>
+Out cpu_exact(const T* x, std::uint64_t n, unsigned threads) {
+  using X = ExactTraits<T>;
+  constexpr std::uint64_t kSlice = std::uint64_t(1) << 24;
+  const std::uint64_t slices = (n + kSlice - 1) / kSlice;
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, slices)));
+  struct Part {
+    std::array<std::int64_t, X::kDigits> digits{};
+    unsigned flags = 0;
+  };
+  std::vector<Part> parts(threads);
+  std::atomic<std::uint64_t> next{0};
+  auto worker = [&](Part& part) {
+    for (std::uint64_t s; (s = next.fetch_add(1)) < slices;) {
+      std::array<std::int64_t, X::kDigits> digits{};
+      const auto spill = [&](double v) { add_to_digits(digits.data(), v, X::kBase); };
+      ExactCarry carry;
+      const std::uint64_t end = std::min(n, (s + 1) * kSlice);
+      for (std::uint64_t i = s * kSlice; i < end; ++i) carry.add(static_cast<double>(widen(x[i])), spill);
+      part.flags |= carry.finish(spill);
+      for (int d = 0; d + 1 < X::kDigits; ++d) {  // carry: every digit but the top into [0, 2^32)
+        const std::int64_t c = digits[d] >> 32;
+        digits[d] -= c * (std::int64_t(1) << 32);
+        digits[d + 1] += c;
+      }
+      for (int d = 0; d < X::kDigits; ++d) part.digits[d] += digits[d];
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, std::ref(parts[t]));
+  worker(parts[0]);
+  for (auto& t : pool) t.join();
+  if (n == 0) return kMean ? std::numeric_limits<Out>::quiet_NaN() : Out(0);
+  Part total;
+  for (const Part& p : parts) {
+    for (int d = 0; d < X::kDigits; ++d) total.digits[d] += p.digits[d];
+    total.flags |= p.flags;
+  }
+  std::uint32_t words[X::kDigits + 4];
+  return exact_result<T, Out>(total.digits.data(), total.flags, kMean ? n : 1, words);
+}
+
 }  // namespace reducelab::detail
 
 namespace reducelab::cpu {
 template <class T, class Op>
 result_t<T, Op> reduce(const T* input, std::uint64_t n, Op, unsigned threads) {
-  return detail::cpu_reduce<T, detail::semantics_t<T, Op>>(input, n, threads);
+  if constexpr (detail::exact_sum_v<T, Op>)
+    return detail::cpu_exact<T, result_t<T, Op>, std::is_same_v<Op, op::mean>>(input, n, threads);
+  else
+    return detail::cpu_reduce<T, detail::semantics_t<T, Op>>(input, n, threads);
 }
 }  // namespace reducelab::cpu

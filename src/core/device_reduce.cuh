@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/agent_exact.cuh"
 #include "core/agent_reduce.cuh"
 #include "core/workspace.hpp"
 #include "reducelab/reduce.hpp"
@@ -17,8 +18,9 @@
 namespace reducelab {
 namespace detail {
 
-// Blocks of reduceChunks<T, Sem> resident per multiprocessor, asked once per device.
-template <class T, class Sem>
+// Blocks of `Kernel` (launched with kThreads threads) resident per multiprocessor, asked once
+// per device.
+template <auto Kernel>
 Status resident_blocks(int device, int* blocks) {
   static std::atomic<int> cached[64];
   if (device >= 0 && device < 64) {
@@ -29,7 +31,7 @@ Status resident_blocks(int device, int* blocks) {
     }
   }
   const cudaError_t e =
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, reduceChunks<T, Sem>, kThreads, 0);
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, Kernel, kThreads, 0);
   if (e != cudaSuccess) return cuda_status(e, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   if (*blocks < 1) *blocks = 1;
   if (device >= 0 && device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
@@ -49,10 +51,26 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
 
   int device = 0, sms = 0, per_sm = 0;
   if (Status s = current_sm_count(&device, &sms); !s) return s;
-  if (Status s = resident_blocks<T, Sem>(device, &per_sm); !s) return s;
   Workspace ws;
   if (Status s = workspace_for(stream, &ws); !s) return s;
   if (used != nullptr) *used = ws;
+
+  if constexpr (exact_sum_v<T, Op>) {
+    if (options.deterministic) {  // exact: the digits in the workspace, any grid
+      using Out = result_t<T, Op>;
+      constexpr auto kernel = reduceExact<T, Out, std::is_same_v<Op, op::mean>>;
+      if (Status s = resident_blocks<kernel>(device, &per_sm); !s) return s;
+      const std::uint64_t tiles = (n + Shape<T>::kTile - 1) / Shape<T>::kTile;
+      const std::uint64_t slots = options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm;
+      const auto grid = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min(tiles, slots), 1, 1u << 20));
+      const unsigned flags = reinterpret_cast<std::uintptr_t>(input) % 16 == 0 ? kAligned : 0u;
+      kernel<<<grid, kThreads, 0, stream>>>(input, n, flags, ws.exact, ws.ticket, output);
+      const cudaError_t e = cudaGetLastError();
+      if (e != cudaSuccess) return cuda_status(e, "launching reduceExact");
+      return {};
+    }
+  }
+  if (Status s = resident_blocks<reduceChunks<T, Sem>>(device, &per_sm); !s) return s;
 
   // The persistent grid: as many blocks as the GPU holds at once, unless a test forces another.
   std::uint64_t slots = options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/agent_exact.cuh"
 #include "core/agent_reduce.cuh"
 #include "core/workspace.hpp"
 
@@ -33,11 +34,26 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
   T* in = static_cast<T*>(input.get()) + offset;
   if (n > 0) std::memcpy(in, host, n * sizeof(T));
 
+  simt::LaunchConfig cfg{};
+  cfg.block = dim3(kThreads);
+  if constexpr (exact_sum_v<T, Op>) {
+    if (deterministic) {
+      DeviceBytes exact = device_bytes(kExactWords * sizeof(unsigned long long));
+      const std::uint64_t tiles = (n + Shape<T>::kTile - 1) / Shape<T>::kTile;
+      cfg.grid = dim3(static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(tiles, grid != 0 ? grid : 64))));
+      cfg.name = "reduceExact";
+      const unsigned flags = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 ? kAligned : 0u;
+      rl::launch(reduceExact<T, Out, std::is_same_v<Op, op::mean>>, cfg, static_cast<const T*>(in), n, flags,
+                 static_cast<unsigned long long*>(exact.get()), static_cast<unsigned*>(ticket.get()),
+                 static_cast<Out*>(output.get()));
+      Out result;
+      std::memcpy(static_cast<void*>(&result), output.get(), sizeof(Out));
+      return result;
+    }
+  }
   const LaunchShape shape = launch_shape<T, Sem>(n, grid != 0 ? grid : 64, deterministic, in);
 
-  simt::LaunchConfig cfg{};
   cfg.grid = dim3(shape.grid);
-  cfg.block = dim3(kThreads);
   cfg.name = "reduceChunks";
   rl::launch(reduceChunks<T, Sem>, cfg, static_cast<const T*>(in), shape.plan, shape.flags,
              static_cast<Acc*>(partials.get()), static_cast<unsigned*>(ticket.get()),

@@ -12,7 +12,7 @@ namespace reducelab::detail {
 namespace {
 
 constexpr std::size_t kHeaderBytes = 48;  // ticket (4 bytes, padded), accumulator, result (16 each)
-constexpr std::size_t kBytes = kHeaderBytes + kPartialSlots * kPartialSlotBytes;
+constexpr std::size_t kBytes = kHeaderBytes + kPartialSlots * kPartialSlotBytes + kExactBytes;
 
 // cudaStreamPerThread is one handle for many streams (one per host thread): key it by thread.
 using Key = std::tuple<int, stream_t, std::thread::id>;
@@ -82,6 +82,7 @@ Status workspace_for(stream_t stream, Workspace* out) {
   out->accumulator = bytes + 16;
   out->result = bytes + 32;
   out->partials = bytes + kHeaderBytes;
+  out->exact = reinterpret_cast<unsigned long long*>(bytes + kHeaderBytes + kPartialSlots * kPartialSlotBytes);
   return {};
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The library's per-(device, stream) workspace: a ticket counter, an accumulator for the
-// nondeterministic variant and room for one result per chunk. Allocated on first use, zeroed in
+// nondeterministic variant, room for one result per chunk and the digits of exact sums. Allocated on first use, zeroed in
 // stream order, kept until the process exits. Different streams get different workspaces, so
 // concurrent reductions never share a counter; calls on one stream are ordered by the stream.
 #include <cstddef>
@@ -15,10 +15,12 @@ struct Workspace {
   void* accumulator = nullptr;  // 16 bytes
   void* result = nullptr;       // 16 bytes: where reduce_to_host lands before its copy
   void* partials = nullptr;     // kPartialBytes
+  unsigned long long* exact = nullptr;  // kExactBytes: the digits and flags of exact sums
 };
 
 inline constexpr std::size_t kPartialSlots = kMaxPartials;
 inline constexpr std::size_t kPartialSlotBytes = 16;  // the largest accumulator (ArgResult<double>)
+inline constexpr std::size_t kExactBytes = 1024;      // >= kExactWords (agent_exact.cuh) * 8
 
 // Looks up or creates the workspace of the current device and `stream`. Works while `stream` is
 // being captured into a graph (the allocation happens outside the capture, the zeroing is

@@ -193,6 +193,8 @@ SIMT_WARP_REDUCE(__reduce_max_sync, reduce_max)
 SIMT_ATOMIC(atomicAdd, return std::atomic_ref<T>(*p).fetch_add(val, std::memory_order_relaxed);)
 SIMT_ATOMIC(atomicSub, return std::atomic_ref<T>(*p).fetch_sub(val, std::memory_order_relaxed);)
 SIMT_ATOMIC(atomicExch, return std::atomic_ref<T>(*p).exchange(val, std::memory_order_relaxed);)
+SIMT_ATOMIC(atomicOr, return std::atomic_ref<T>(*p).fetch_or(val, std::memory_order_relaxed);)
+SIMT_ATOMIC(atomicAnd, return std::atomic_ref<T>(*p).fetch_and(val, std::memory_order_relaxed);)
 SIMT_ATOMIC(atomicMin,
             return simt::detail::atomic_update(p, [val](T old) { return val < old ? val : old; });)
 SIMT_ATOMIC(atomicMax,

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "exact_cases.hpp"
 #include "reduce_support.hpp"
 #include "reducelab/reduce.cuh"
 
@@ -119,6 +120,20 @@ TEST(ReduceGpu, MoreThanFourBillionElements) {
   EXPECT_EQ(am.value, 2);
   EXPECT_EQ(on_gpu(d + 1, n - 1, op::sum{}), n);  // misaligned by one byte
   CUDA_OK(cudaFree(d));
+
+  // An exact half sum over 2^32 + 5 elements, each 0x3c3c = 271/256: n * 271/256 is exact in
+  // double, so the correctly rounded float is one conversion away. Grid 1 too: one block's
+  // digits take every flush.
+  const std::uint64_t halves = n;
+  if (free_bytes < 2 * halves + (1u << 30)) return;
+  half* h = nullptr;
+  CUDA_OK(cudaMalloc(&h, 2 * halves));
+  CUDA_OK(cudaMemset(h, 0x3c, 2 * halves));
+  const float want = static_cast<float>(static_cast<double>(halves) * (271.0 / 256.0));
+  EXPECT_EQ(on_gpu(h, halves, op::sum{}), want);
+  EXPECT_EQ(on_gpu(h, halves, op::sum{}, Options{1, true}), want);
+  EXPECT_EQ(on_gpu(h, halves, op::mean{}), 271.0 / 256.0);
+  CUDA_OK(cudaFree(h));
 }
 
 TEST(ReduceGpu, ConcurrentStreamsDoNotShareAWorkspace) {
@@ -199,6 +214,36 @@ TEST(ReduceGpu, HostConvenienceAndNondeterministicVariant) {
   EXPECT_EQ(r.value, cpu::reduce(x.data(), x.size(), op::sum{}));
   const double nondet = on_gpu(d.data, x.size(), op::sum{}, Options{0, false});
   EXPECT_NEAR(nondet, r.value, 1e-9 * static_cast<double>(abs_sum(x)));
+}
+
+// Exact sums and means on the GPU: the correctly rounded exact result (known by construction)
+// at every grid and alignment, for n from 1 to past the L2.
+template <class T>
+class ExactSumGpu : public ::testing::Test {};
+using ExactTypes = ::testing::Types<half, bfloat16, float, double>;
+TYPED_TEST_SUITE(ExactSumGpu, ExactTypes);
+
+TYPED_TEST(ExactSumGpu, CorrectlyRoundedAtEveryGridAndAlignment) {
+  REQUIRE_GPU();
+  using T = TypeParam;
+  std::size_t count = 0;
+  std::vector<ExactCase<T>> cases = edge_cases<T>();
+  for (std::uint64_t n : {1ull, 33ull, 1000ull, 100003ull, (1ull << 22) + 3, (1ull << 26) + 1})
+    for (auto& c : exact_cases<T>(n, 2000 + n)) cases.push_back(std::move(c));
+  for (const auto& c : cases)
+    for (unsigned offset : {0u, 1u}) {
+      DeviceArray<T> d(c.x, offset);
+      for (unsigned grid : {0u, 1u, 7u, 1000u}) {
+        const auto got = on_gpu(d.data, c.x.size(), op::sum{}, Options{grid, true});
+        EXPECT_TRUE(same_result(got, c.sum)) << type_name<T>() << " " << c.name << " grid " << grid << " offset "
+                                             << offset << ": gpu " << got << " expected " << c.sum;
+        ++count;
+      }
+      const double mean = on_gpu(d.data, c.x.size(), op::mean{});
+      if (c.mean) EXPECT_TRUE(same_result(mean, *c.mean)) << type_name<T>() << " " << c.name << " mean " << mean;
+      EXPECT_TRUE(same_result(mean, cpu::reduce(c.x.data(), c.x.size(), op::mean{}))) << c.name << " mean vs cpu";
+    }
+  std::printf("[ exact    ] %s: %zu GPU sums, each the correctly rounded exact sum\n", type_name<T>().c_str(), count);
 }
 
 TEST(ReduceGpu, BadArgumentsAreReturnedNotThrown) {

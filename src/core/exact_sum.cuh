@@ -1,0 +1,309 @@
+#pragma once
+// Exact sums: the real sum of floating-point inputs, rounded once. Read by nvcc (the kernel,
+// agent_exact.cuh) and by g++ (the CPU backend and the SIMT build), so every backend rounds the
+// same exact value with the same code.
+//
+// The exact value lives in a fixed-point accumulator of 32-bit digits: digit i weighs
+// 2^(32 i + kBase), where 2^kBase is the smallest non-zero magnitude of the element type (every
+// element, and every exact sum of elements, is an integer multiple of it). Digits are int64, so
+// each holds a 32-bit digit plus a signed carry: adding a piece never propagates, and any number
+// of digit additions up to 2^31 per digit is exact in any order. That is what makes the result
+// independent of how the work was split: integer addition is associative.
+//
+// Most elements never reach the digits. Two error-free steps in front of them do the work:
+//   - a tile's elements are first summed in plain double when their exponents lie close enough
+//     together that every partial sum is a double (tile_sum_is_exact below);
+//   - a thread carries what it has summed as an unevaluated pair a + b of doubles, updated with
+//     TwoSum: a + b + x == a' + b' + e exactly, and only a non-zero e (rare) goes to the digits.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "reducelab/config.hpp"
+#include "reducelab/reduce.hpp"
+#include "reducelab/types.hpp"
+
+namespace reducelab::detail {
+
+// The operations computed exactly: sums and means of floating-point elements.
+template <class T, class Op>
+inline constexpr bool exact_sum_v = is_floating<T> && (std::is_same_v<Op, op::sum> || std::is_same_v<Op, op::mean>);
+
+// Per element type: the digit layout, and what decides that a tile's plain double sum is exact.
+template <class T>
+struct ExactTraits;
+template <>
+struct ExactTraits<float> {
+  static constexpr int kBase = -149;  // the smallest float subnormal
+  static constexpr int kDigits = 13;  // |sum| < 2^64 * 2^128, with room for carries and sign
+  static constexpr int kMantissa = 24;
+};
+template <>
+struct ExactTraits<bfloat16> {
+  static constexpr int kBase = -149;  // bf16 subnormals are multiples of 2^-133; 2^-149 keeps float's layout
+  static constexpr int kDigits = 13;
+  static constexpr int kMantissa = 8;
+};
+template <>
+struct ExactTraits<half> {
+  static constexpr int kBase = -24;  // the smallest half subnormal
+  static constexpr int kDigits = 6;  // |sum| < 2^64 * 2^16
+  static constexpr int kMantissa = 11;
+};
+template <>
+struct ExactTraits<double> {
+  static constexpr int kBase = -1074;  // the smallest double subnormal
+  static constexpr int kDigits = 69;   // |sum| < 2^64 * 2^1024
+  static constexpr int kMantissa = 53;
+};
+inline constexpr int kMaxExactDigits = 69;
+
+// Flags that travel beside the digits (ORed together across threads and blocks).
+enum : unsigned {
+  kSawNaN = 1u,
+  kSawPosInf = 2u,
+  kSawNegInf = 4u,
+  kSawNonNegZero = 8u,  // an element other than -0: an exact zero sum is then +0, else -0
+};
+
+RL_HD_INLINE std::uint64_t bits_of_double(double d) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint64_t>(__double_as_longlong(d));
+#else
+  std::uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+#endif
+}
+RL_HD_INLINE double double_from_bits(std::uint64_t u) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  double d;
+  std::memcpy(&d, &u, sizeof d);
+  return d;
+#endif
+}
+
+RL_HD_INLINE bool finite_double(double x) { return (bits_of_double(x) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull; }
+
+// The flag an infinite or NaN element raises.
+RL_HD_INLINE unsigned special_flag(double x) {
+  if (x != x) return kSawNaN;
+  return x > 0 ? kSawPosInf : kSawNegInf;
+}
+
+// Splits a finite non-zero double (an integer multiple of 2^base) into three signed 32-bit pieces
+// and the index of the digit the lowest one goes to: x == sign * (p0 + p1 2^32 + p2 2^64) 2^(32 i + base).
+struct Pieces {
+  int digit;
+  std::int64_t p[3];
+};
+RL_HD_INLINE Pieces pieces_of(double x, int base) {
+  const std::uint64_t u = bits_of_double(x);
+  const int e = static_cast<int>((u >> 52) & 0x7ff);
+  std::uint64_t m = u & 0xfffffffffffffull;
+  int k;  // x = m * 2^k
+  if (e == 0) {
+    k = -1074;
+  } else {
+    m |= 1ull << 52;
+    k = e - 1075;
+  }
+  int p = k - base;
+  if (p < 0) {  // only zero bits fall off: x is a multiple of 2^base
+    m >>= -p;
+    p = 0;
+  }
+  const int o = p & 31;
+  const std::uint64_t lo = m << o;                          // bits 0..63 of m * 2^o
+  const std::uint64_t hi = o == 0 ? 0 : m >> (64 - o);      // bits 64..84
+  Pieces r;
+  r.digit = p >> 5;
+  const bool neg = (u >> 63) != 0;
+  const std::int64_t s0 = static_cast<std::int64_t>(lo & 0xffffffffu), s1 = static_cast<std::int64_t>(lo >> 32),
+                     s2 = static_cast<std::int64_t>(hi);
+  r.p[0] = neg ? -s0 : s0;
+  r.p[1] = neg ? -s1 : s1;
+  r.p[2] = neg ? -s2 : s2;
+  return r;
+}
+
+// Adds a finite double into plain digits (host, or one thread's private array).
+RL_HD_INLINE void add_to_digits(std::int64_t* digits, double x, int base) {
+  if (x == 0) return;
+  const Pieces q = pieces_of(x, base);
+  for (int j = 0; j < 3; ++j) digits[q.digit + j] += q.p[j];
+}
+
+// TwoSum: s + e == a + b exactly, for any finite a, b whose sum does not overflow.
+RL_HD_INLINE void two_sum(double a, double b, double& s, double& e) {
+  s = a + b;
+  const double bb = s - a;
+  e = (a - (s - bb)) + (b - bb);
+}
+
+// One thread's running sum: the pair a + b plus whatever it handed to `spill` (a callable taking
+// a finite double that must be added to the digits exactly), plus flags.
+struct ExactCarry {
+  double a = -0.0;  // stays -0 exactly while every element seen is -0
+  double b = 0.0;
+  unsigned flags = 0;
+
+  // Adds one value: a finite double, or an infinity/NaN (flagged, not added).
+  template <class Spill>
+  RL_HD_INLINE void add(double x, Spill&& spill) {
+    double s, e, t, r;
+    two_sum(a, x, s, e);
+    two_sum(b, e, t, r);
+    if (r != 0) {  // NaN compares unequal too  // rare: the pair cannot hold it, or x, s or t is not finite
+      if (!finite_double(x)) {
+        flags |= special_flag(x);
+        return;  // a and b unchanged
+      }
+      if (!finite_double(s) || !finite_double(t)) {  // the pair overflowed: hand everything over
+        spill(a);
+        spill(b);
+        spill(x);
+        a = 0.0;
+        b = 0.0;
+        return;
+      }
+      spill(r);
+    }
+    a = s;
+    b = t;
+  }
+  // Hands the pair over at the end; returns the flags including whether an element was not -0.
+  template <class Spill>
+  RL_HD_INLINE unsigned finish(Spill&& spill) {
+    spill(a);
+    spill(b);
+    const bool only_negative_zeros = a == 0 && (bits_of_double(a) >> 63) != 0;
+    return flags | (only_negative_zeros ? 0u : kSawNonNegZero);
+  }
+};
+
+// ---- rounding the digits once ---------------------------------------------------------------
+
+// The magnitude of a digit array as 32-bit words (least significant first) and its sign.
+// `words` has room for `count` words.
+RL_HD_INLINE bool normalise(const std::int64_t* digits, int count, std::uint32_t* words) {
+  std::int64_t carry = 0;
+  for (int i = 0; i < count; ++i) {
+    const std::int64_t v = digits[i] + carry;
+    words[i] = static_cast<std::uint32_t>(v);
+    carry = v >> 32;  // arithmetic shift: floor division by 2^32
+  }
+  const bool negative = carry < 0;
+  if (negative) {  // two's complement: negate the words
+    std::uint64_t c = 1;
+    for (int i = 0; i < count; ++i) {
+      const std::uint64_t v = static_cast<std::uint64_t>(static_cast<std::uint32_t>(~words[i])) + c;
+      words[i] = static_cast<std::uint32_t>(v);
+      c = v >> 32;
+    }
+  }
+  return negative;
+}
+
+RL_HD_INLINE int top_word(const std::uint32_t* words, int count) {  // -1 when zero
+  for (int i = count - 1; i >= 0; --i)
+    if (words[i] != 0) return i;
+  return -1;
+}
+RL_HD_INLINE int highest_bit(std::uint32_t w) {
+#if defined(__CUDA_ARCH__)
+  return 31 - __clz(w);
+#else
+  return 31 - __builtin_clz(w);
+#endif
+}
+RL_HD_INLINE std::uint32_t word_or_zero(const std::uint32_t* words, int i) { return i < 0 ? 0u : words[i]; }
+
+// words / divisor in place, enough of it to round: from the top non-zero word t down to word
+// t - 5 (the quotient keeps >= 127 significant bits); the words below become zero and what was
+// dropped (them and the remainder) comes back as the sticky bit.
+RL_HD_INLINE bool divide_words(std::uint32_t* words, int count, std::uint64_t divisor) {
+  const int t = top_word(words, count);
+  if (t < 0) return false;
+  const int stop = t - 5 > 0 ? t - 5 : 0;
+  unsigned __int128 rem = 0;
+  for (int i = t; i >= stop; --i) {
+    const unsigned __int128 cur = (rem << 32) | words[i];
+    words[i] = static_cast<std::uint32_t>(cur / divisor);
+    rem = cur % divisor;
+  }
+  bool sticky = rem != 0;
+  for (int i = 0; i < stop; ++i) {
+    sticky = sticky || words[i] != 0;
+    words[i] = 0;
+  }
+  return sticky;
+}
+
+// The magnitude M * 2^base (plus `sticky`: something non-zero below bit 0) rounded to nearest,
+// ties to even, into Out (float or double): subnormals and overflow to infinity included.
+template <class Out>
+RL_HD_INLINE Out round_words(const std::uint32_t* words, int count, int base, bool sticky) {
+  constexpr int kP = std::is_same_v<Out, float> ? 24 : 53;
+  constexpr int kMinLsb = std::is_same_v<Out, float> ? -149 : -1074;
+  const int w = top_word(words, count);
+  if (w < 0) return Out(0);
+  const int h = 32 * w + highest_bit(words[w]);
+  // Every bit that matters lies in the three words from w down: kP <= 53 bits, the round bit.
+  const unsigned __int128 window = (static_cast<unsigned __int128>(words[w]) << 64) |
+                                   (static_cast<unsigned __int128>(word_or_zero(words, w - 1)) << 32) |
+                                   word_or_zero(words, w - 2);
+  const int window_lsb = 32 * (w - 2);  // the bit index of window's bit 0
+  int lsb = h - (kP - 1);
+  if (lsb < kMinLsb - base) lsb = kMinLsb - base;
+  if (lsb <= 0) {  // exact: M < 2^kP (so w <= 1), wholly inside the window
+    const auto m = static_cast<std::uint64_t>(window >> (-window_lsb));
+    return static_cast<Out>(ldexp(static_cast<double>(m), base));
+  }
+  if (lsb > h + 1) return Out(0);  // under half the smallest subnormal: rounds to zero
+  const int shift = lsb - window_lsb;  // >= 12: lsb >= h - 52 and h - window_lsb >= 64
+  std::uint64_t q = static_cast<std::uint64_t>(window >> shift);
+  const bool round = ((window >> (shift - 1)) & 1u) != 0;
+  bool rest = sticky || (window & ((static_cast<unsigned __int128>(1) << (shift - 1)) - 1)) != 0;
+  for (int i = 0; i < w - 2 && !rest; ++i) rest = words[i] != 0;
+  if (round && (rest || (q & 1u))) ++q;  // q may become 2^kP: still exact in double
+  // For float, the double is q * 2^e exactly; the conversion only rounds when it overflows.
+  return static_cast<Out>(ldexp(static_cast<double>(q), lsb + base));
+}
+
+// The final answer from the digits and flags: the exact sum (divisor 1) or the exact mean
+// (divisor n), rounded once into Out. `words` is scratch for kDigits + 4 words.
+template <class T, class Out>
+RL_HD_INLINE Out exact_result(const std::int64_t* digits, unsigned flags, std::uint64_t divisor,
+                              std::uint32_t* words) {
+  using X = ExactTraits<T>;
+  constexpr Out kInf = std::numeric_limits<Out>::infinity();
+  if ((flags & kSawNaN) || ((flags & kSawPosInf) && (flags & kSawNegInf))) return std::numeric_limits<Out>::quiet_NaN();
+  if (flags & kSawPosInf) return kInf;
+  if (flags & kSawNegInf) return -kInf;
+  // Four zero words below the digits: a quotient keeps >= 64 bits more than the divisor takes.
+  constexpr int kExtra = 4;
+  for (int i = 0; i < kExtra; ++i) words[i] = 0;
+  const bool negative = normalise(digits, X::kDigits, words + kExtra);
+  const int count = X::kDigits + kExtra;
+  if (top_word(words, count) < 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
+  const bool sticky = divisor > 1 && divide_words(words, count, divisor);
+  const Out r = round_words<Out>(words, count, X::kBase - 32 * kExtra, sticky);
+  return negative ? -r : r;
+}
+
+// Whether a tile's elements, summed one by one in double, give every partial sum exactly:
+// m elements (m <= 2^log2m) that are multiples of 2^(emin - bias - mantissa + 1) and below
+// 2^(emax - bias + 1) sum below 2^53 units of that grid when log2m + emax - emin <= 53 - mantissa.
+// emin/emax are biased exponent fields; emin may be one too low (the caller's cheap estimate),
+// which only makes the test stricter.
+template <class T>
+RL_HD_INLINE bool tile_sum_is_exact(int emin, int emax, int log2m) {
+  return log2m + emax - emin <= 53 - ExactTraits<T>::kMantissa;
+}
+
+}  // namespace reducelab::detail

@@ -1,0 +1,91 @@
+// Exact floating-point sums and means: the CPU backend and the kernel on SIMT give the correctly
+// rounded exact result on inputs built so that the exact result is known (exact_cases.hpp).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "core/simt_reduce.hpp"
+#include "exact_cases.hpp"
+
+namespace rltest {
+namespace {
+
+using ExactTypes = ::testing::Types<half, bfloat16, float, double>;
+template <class T>
+class ExactSum : public ::testing::Test {};
+TYPED_TEST_SUITE(ExactSum, ExactTypes);
+
+template <class T>
+void expect_exact(const ExactCase<T>& c, bool simt) {
+  const std::uint64_t n = c.x.size();
+  const auto sum = cpu::reduce(c.x.data(), n, op::sum{});
+  EXPECT_TRUE(same_result(sum, c.sum)) << type_name<T>() << " " << c.name << ": cpu " << sum << " expected " << c.sum;
+  EXPECT_TRUE(same_result(cpu::reduce(c.x.data(), n, op::sum{}, 1), c.sum)) << c.name << " on one thread";
+  const double mean = cpu::reduce(c.x.data(), n, op::mean{});
+  if (c.mean) EXPECT_TRUE(same_result(mean, *c.mean)) << type_name<T>() << " " << c.name << ": cpu mean " << mean << " expected " << *c.mean;
+  if (!simt) return;
+  for (unsigned grid : {0u, 1u, 7u})
+    for (unsigned offset : {0u, 1u}) {
+      const auto s = detail::simt_reduce(c.x.data(), n, op::sum{}, grid, offset);
+      EXPECT_TRUE(same_result(s, c.sum)) << type_name<T>() << " " << c.name << " simt grid " << grid << " offset " << offset
+                                         << ": " << s << " expected " << c.sum;
+    }
+  EXPECT_TRUE(same_result(detail::simt_reduce(c.x.data(), n, op::mean{}, 3, 0), mean)) << c.name << " simt mean";
+}
+
+TYPED_TEST(ExactSum, CorrectlyRoundedOnConstructedInputs) {
+  using T = TypeParam;
+  std::size_t count = 0;
+  for (std::uint64_t n : {1ull, 2ull, 3ull, 31ull, 33ull, 1000ull, 8193ull, 70001ull})
+    for (const auto& c : exact_cases<T>(n, 1000 + n)) {
+      expect_exact(c, /*simt=*/n <= 8193);
+      ++count;
+    }
+  for (const auto& c : edge_cases<T>()) {
+    expect_exact(c, true);
+    ++count;
+  }
+  std::printf("[ exact    ] %s: %zu cases, each the correctly rounded exact sum\n", type_name<T>().c_str(), count);
+}
+
+TYPED_TEST(ExactSum, LargeInputsOnTheCpu) {
+  for (const auto& c : exact_cases<TypeParam>((1ull << 24) + 3, 7)) expect_exact(c, false);
+}
+
+TYPED_TEST(ExactSum, SimtWithManyBlocksAndTheCpuAgree) {
+  using T = TypeParam;
+  for (const auto& c : exact_cases<T>(300001, 11)) {
+    const auto s = detail::simt_reduce(c.x.data(), c.x.size(), op::sum{}, 0, 0);
+    EXPECT_TRUE(same_result(s, c.sum)) << type_name<T>() << " " << c.name;
+  }
+}
+
+// The example that motivates exactness: float sums that cancel catastrophically.
+TEST(ExactSum, CancellationThatDefeatsPairwiseSummation) {
+  std::vector<float> x;
+  for (int i = 0; i < 1000; ++i)
+    for (float v : {1e30f, 1.0f, -1e30f, 3.0f}) x.push_back(v);
+  EXPECT_EQ(cpu::reduce(x.data(), x.size(), op::sum{}), 4000.0f);
+  EXPECT_EQ(detail::simt_reduce(x.data(), x.size(), op::sum{}, 5, 1), 4000.0f);
+  EXPECT_EQ(cpu::reduce(x.data(), x.size(), op::mean{}), 1.0);
+}
+
+// More than 2^31 elements on the CPU backend: 64-bit counts and no digit overflow.
+TEST(ExactSum, MoreThanTwoBillionHalves) {
+  const std::uint64_t n = (1ull << 31) + 5;
+  std::vector<half> x;
+  try {
+    x.resize(n);
+  } catch (const std::bad_alloc&) {
+    GTEST_SKIP() << "needs 4 GiB of host memory";
+  }
+  const half pattern[4] = {to_half(60000.f), to_half(1.f), to_half(-60000.f), to_half(3.f)};
+  for (std::uint64_t i = 0; i < n; ++i) x[i] = pattern[i % 4];
+  // 2^29 + 1 whole groups of 4 sum to 4 each; one element (60000) is left.
+  const double exact = 4.0 * static_cast<double>((n - 1) / 4) + 60000.0;
+  EXPECT_EQ(cpu::reduce(x.data(), n, op::sum{}), static_cast<float>(exact));
+  EXPECT_EQ(cpu::reduce(x.data(), n, op::mean{}), exact / static_cast<double>(n));
+}
+
+}  // namespace
+}  // namespace rltest
