@@ -85,62 +85,221 @@ __device__ __forceinline__ void flush_digits(rl::smem<unsigned long long> shared
   }
 }
 
+// Per 16-bit lane of a 32-bit word: unsigned max, min and wrapping subtraction.
+__device__ __forceinline__ std::uint32_t max_u16x2(std::uint32_t a, std::uint32_t b) {
+#if RL_SIMT
+  const std::uint32_t lo = std::max(a & 0xffffu, b & 0xffffu), hi = std::max(a >> 16, b >> 16);
+  return hi << 16 | lo;
+#else
+  return __vmaxu2(a, b);
+#endif
+}
+__device__ __forceinline__ std::uint32_t min_u16x2(std::uint32_t a, std::uint32_t b) {
+#if RL_SIMT
+  const std::uint32_t lo = std::min(a & 0xffffu, b & 0xffffu), hi = std::min(a >> 16, b >> 16);
+  return hi << 16 | lo;
+#else
+  return __vminu2(a, b);
+#endif
+}
+__device__ __forceinline__ std::uint32_t sub_u16x2(std::uint32_t a, std::uint32_t b) {
+#if RL_SIMT
+  return ((((a >> 16) - (b >> 16)) & 0xffffu) << 16) | (((a & 0xffffu) - (b & 0xffffu)) & 0xffffu);
+#else
+  return __vsub2(a, b);
+#endif
+}
+
+// -0 of T: what pads a partial tile (adding -0 changes no sum, not even the sign of a zero).
+template <class T>
+__device__ __forceinline__ T negative_zero() {
+  if constexpr (is_half_like<T>) return T{0x8000};
+  else return -T(0);
+}
+
 // One thread's part of one tile (kItems vectors of kVec elements, thread t owns vector t of
-// each row), every element read, into `carry`.
+// each row) into `carry`. Every load is issued before the first add: a partial tile (the
+// array's last, or an input that is not 16-byte aligned) is read element by element, but all at
+// once, padded with -0, instead of one dependent round trip per element.
 template <class T, class Spill>
 __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::uint64_t tile, std::uint64_t n,
-                                                bool aligned, ExactCarry& carry, const Spill& spill) {
+                                                bool aligned, ExactCarry& carry, ExactCarry& odd, const Spill& spill) {
   constexpr unsigned kVec = Shape<T>::kVec;
   constexpr std::uint64_t kTile = Shape<T>::kTile;
   const std::uint64_t base = tile + std::uint64_t(threadIdx.x) * kVec;
+  Vec<T> v[kItems];
   if (aligned && tile + kTile <= n) {
-    Vec<T> v[kItems];
 #pragma unroll
     for (unsigned i = 0; i < kItems; ++i) v[i] = load_vec(input, base + std::uint64_t(i) * kThreads * kVec);
-    if constexpr (std::is_same_v<T, double>) {
+  } else {
+    // Whole rows still as vectors when aligned; element loads only for the row that crosses n
+    // (or an unaligned input), at constant offsets from one pointer. 64 separate 16-bit loads
+    // with 64-bit addresses took the 16-bit kernels from 48 to 80 registers (3 blocks per SM
+    // instead of 5; half sums at 2^30 on an H100 went from 702 to 722-770 us).
+    const rl::gmem<const T> p = input + base;
+    const std::uint64_t left = n > base ? n - base : 0;
 #pragma unroll
-      for (unsigned i = 0; i < kItems; ++i)
+    for (unsigned i = 0; i < kItems; ++i) {
+      constexpr unsigned kRowStride = kThreads * kVec;
+      const unsigned row = i * kRowStride;
+      if (aligned && row + kVec <= left) {
+        v[i] = load_vec(input, base + row);
+      } else {
 #pragma unroll
-        for (unsigned j = 0; j < kVec; ++j) carry.add(v[i].v[j], spill);
+        for (unsigned j = 0; j < kVec; ++j) {
+          T x = negative_zero<T>();
+          if (row + j < left) x = p[row + j];
+          v[i].v[j] = x;
+        }
+      }
+    }
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    // Two pairs, alternate elements: half the chain of dependent additions (small n is latency-bound).
+#pragma unroll
+    for (unsigned i = 0; i < kItems; ++i) {
+      carry.add(v[i].v[0], spill);
+      odd.add(v[i].v[1], spill);
+    }
+  } else {
+    // The tile's exponent range: the largest magnitude and (one low, cheaply) the smallest
+    // non-zero one; zeros wrap to 0xffffffff and drop out of the minimum. 64 halves always sum
+    // exactly in double (2^-24 <= |x| < 2^16), so half only looks for infinities and NaN.
+    std::uint32_t most = 0, least = 0xffffffffu;
+    if constexpr (std::is_same_v<T, bfloat16>) {
+      // Two elements per 32-bit word, with the 16x2 SIMD min/max: bf16 was integer-bound with one
+      // element at a time (H100, 2^30: 794 us against half's 697).
+      std::uint32_t most2 = 0, least2 = 0xffffffffu;
+#pragma unroll
+      for (unsigned i = 0; i < kItems; ++i) {
+        std::uint32_t w[4];
+        memcpy(w, &v[i], sizeof w);
+#pragma unroll
+        for (unsigned k = 0; k < 4; ++k) {
+          const std::uint32_t m = w[k] & 0x7fff7fffu;
+          most2 = max_u16x2(most2, m);
+          least2 = min_u16x2(least2, sub_u16x2(m, 0x00010001u));
+        }
+      }
+      most = max_u16x2(most2, most2 >> 16) & 0xffffu;
+      least = min_u16x2(least2, least2 >> 16 | 0xffff0000u) & 0xffffu;
+      least = least == 0xffffu ? 0xffffffffu : least;
     } else {
-      // The tile's exponent range: the largest magnitude and (one low, cheaply) the smallest
-      // non-zero one; zeros wrap to 0xffffffff and drop out of the minimum.
-      std::uint32_t most = 0, least = 0xffffffffu;
 #pragma unroll
       for (unsigned i = 0; i < kItems; ++i)
 #pragma unroll
         for (unsigned j = 0; j < kVec; ++j) {
           const std::uint32_t m = ExactBits<T>::magnitude(v[i].v[j]);
           most = m > most ? m : most;
-          least = m - 1u < least ? m - 1u : least;
+          if constexpr (!std::is_same_v<T, half>) least = m - 1u < least ? m - 1u : least;
         }
-      constexpr int kLog2Count = kVec * kItems == 32 ? 5 : 6;
-      const int emax = static_cast<int>(most >> ExactBits<T>::kShift);
-      const int emin = static_cast<int>(least >> ExactBits<T>::kShift);
-      if (emax < static_cast<int>(ExactBits<T>::kSpecial) && tile_sum_is_exact<T>(emin, emax, kLog2Count)) {
-        double sum = -0.0;  // every partial sum is a double: this is the tile's exact sum
-#pragma unroll
-        for (unsigned i = 0; i < kItems; ++i)
-#pragma unroll
-          for (unsigned j = 0; j < kVec; ++j) sum += exact_value(v[i].v[j]);
-        carry.add(sum, spill);
-      } else {  // rare: a wide exponent range, or an infinity or NaN
-#pragma unroll 1
-        for (unsigned i = 0; i < kItems; ++i)
-#pragma unroll 1
-          for (unsigned j = 0; j < kVec; ++j) carry.add(exact_value(v[i].v[j]), spill);
-      }
     }
-  } else {  // the array's last tile, or an input that is not 16-byte aligned: element by element
+    constexpr int kLog2Count = kVec * kItems == 32 ? 5 : 6;
+    const int emax = static_cast<int>(most >> ExactBits<T>::kShift);
+    const int emin = static_cast<int>(least >> ExactBits<T>::kShift);
+    if (emax < static_cast<int>(ExactBits<T>::kSpecial) && tile_sum_is_exact<T>(emin, emax, kLog2Count)) {
+      double sum = -0.0;  // every partial sum is a double: this is the tile's exact sum
+#pragma unroll
+      for (unsigned i = 0; i < kItems; ++i)
+#pragma unroll
+        for (unsigned j = 0; j < kVec; ++j) sum += exact_value(v[i].v[j]);
+      carry.add(sum, spill);
+    } else {  // rare: a wide exponent range, or an infinity or NaN. The elements are read again
+      // (from L1) rather than indexed in v, which would move v to local memory on every tile.
 #pragma unroll 1
-    for (unsigned i = 0; i < kItems; ++i) {
-      const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec;
+      for (unsigned i = 0; i < kItems; ++i)
 #pragma unroll 1
-      for (unsigned j = 0; j < kVec && at + j < n; ++j) {
-        const T x = input[at + j];
-        carry.add(exact_value(x), spill);
-      }
+        for (unsigned j = 0; j < kVec; ++j) {
+          const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec + j;
+          if (at < n) {
+            const T x = input[at];
+            carry.add(exact_value(x), spill);
+          }
+        }
     }
+  }
+}
+
+// Adds one double per lane (v, zero for none) to the block's digits with few atomics: the lanes
+// whose pieces fall within four digits of the warp's lowest sum their pieces with shuffles and
+// lane 0 adds the four sums; a lane further up (rare: values of very different size) adds its
+// own. (Every lane adding its own pieces meant 32-way conflicting 64-bit atomics on shared
+// memory: about 12 us per block on an H100.)
+template <class T>
+__device__ __forceinline__ void warp_spill(double v, rl::smem<unsigned long long> digits) {
+  constexpr unsigned kAll = 0xffffffffu;
+  Pieces q{0, {0, 0, 0}};
+  if (v != 0) q = pieces_of(v, ExactTraits<T>::kBase);
+  const unsigned d = v != 0 ? static_cast<unsigned>(q.digit) : kAll;
+  const unsigned low = __reduce_min_sync(kAll, d);
+  if (low == kAll) return;  // uniform: no lane has anything
+  const bool near = d != kAll && d - low <= 1;
+  long long w[4] = {0, 0, 0, 0};
+  if (near) {
+    const bool up = d != low;
+#pragma unroll
+    for (int j = 0; j < 3; ++j) {
+      w[j] += up ? 0 : q.p[j];
+      w[j + 1] += up ? q.p[j] : 0;
+    }
+  } else if (d != kAll) {
+#pragma unroll
+    for (int j = 0; j < 3; ++j)
+      if (q.p[j] != 0) atomicAdd(&digits[q.digit + j], static_cast<unsigned long long>(q.p[j]));
+  }
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) w[j] += __shfl_xor_sync(kAll, w[j], offset);
+  if (threadIdx.x % 32 == 0) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      if (w[j] != 0) atomicAdd(&digits[low + j], static_cast<unsigned long long>(w[j]));
+  }
+}
+
+// The end of a thread's work: its pair goes to the block's digits (warp by warp, above); returns
+// the warp's flags, in every lane.
+template <class T>
+__device__ __forceinline__ unsigned warp_finish(const ExactCarry& carry, rl::smem<unsigned long long> digits) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const bool only_negative_zeros = carry.a == 0 && (bits_of_double(carry.a) >> 63) != 0;
+  const unsigned seen = carry.flags | (only_negative_zeros ? 0u : kSawNonNegZero);
+  warp_spill<T>(carry.a, digits);
+  warp_spill<T>(carry.b, digits);
+  unsigned warp_seen = 0;
+#pragma unroll
+  for (unsigned bit = 1; bit <= kSawNonNegZero; bit <<= 1)
+    if (__ballot_sync(kAll, (seen & bit) != 0) != 0) warp_seen |= bit;
+  return warp_seen;
+}
+
+// Thread 0 writes the result from the block's digits (shared memory, kD of them) and flags;
+// the whole block calls it (the span of non-zero digits is found with ballots, not by one thread).
+template <class T, class Out, bool kMean>
+__device__ __forceinline__ void write_result(rl::smem<unsigned long long> digits, unsigned flags, std::uint64_t n,
+                                             rl::smem<unsigned> span, rl::gmem<Out> output) {
+  constexpr int kD = ExactTraits<T>::kDigits;
+  constexpr int kWords = (kD + 31) / 32;
+  const unsigned t = threadIdx.x;
+  if (t < 32u * kWords) {
+    unsigned long long v = 0;
+    if (t < static_cast<unsigned>(kD)) v = digits[t];
+    const unsigned mask = __ballot_sync(0xffffffffu, v != 0);
+    if (t % 32 == 0) span[t / 32] = mask;
+  }
+  __syncthreads();
+  if (t == 0) {
+    int first = -1, last = -1;
+    for (int w = 0; w < kWords; ++w) {
+      const unsigned m = span[w];
+      if (m == 0) continue;
+      if (first < 0) first = 32 * w + __ffs(static_cast<int>(m)) - 1;
+      last = 32 * w + highest_bit(m);
+    }
+    std::uint32_t words[kD + 4];
+    output[0] = n == 0 ? (kMean ? std::numeric_limits<Out>::quiet_NaN() : Out(0))
+                       : exact_result<T, Out>(digits, first, last, flags, kMean ? n : 1, words);
   }
 }
 
@@ -154,7 +313,7 @@ __global__ void __launch_bounds__(kThreads)
   constexpr std::uint64_t kTile = Shape<T>::kTile;
   __shared__ unsigned long long digit_storage[kD];
   rl::smem<unsigned long long> digits = digit_storage;
-  __shared__ unsigned misc_storage[2];  // the block's flags, whether it is the last block
+  __shared__ unsigned misc_storage[5];  // the block's flags, whether it is the last block, digit masks
   rl::smem<unsigned> misc = misc_storage;
   if (threadIdx.x < static_cast<unsigned>(kD)) digits[threadIdx.x] = 0ull;
   if (threadIdx.x == 0) misc[0] = 0u;
@@ -162,24 +321,32 @@ __global__ void __launch_bounds__(kThreads)
 
   const bool aligned = (flags & kAligned) != 0;
   const BlockDigits<T> spill{digits};
-  ExactCarry carry;
+  ExactCarry carry, odd;  // odd: double's second pair (fold_tile_exact)
   const std::uint64_t tiles = (n + kTile - 1) / kTile;
   std::uint64_t since_flush = 0;
+  bool flushed = false;
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    fold_tile_exact<T>(input, t * kTile, n, aligned, carry, spill);
+    fold_tile_exact<T>(input, t * kTile, n, aligned, carry, odd, spill);
     if (++since_flush == kFlushTiles) {  // the same count in every thread of the block
       since_flush = 0;
+      flushed = true;
       __syncthreads();
       flush_digits<T>(digits, exact);
       __syncthreads();
     }
   }
-  const unsigned seen = carry.finish(spill);
-  if (seen != 0) atomicOr(&misc[0], seen);
+  if constexpr (std::is_same_v<T, double>) carry.merge(odd, spill);
+  const unsigned seen = warp_finish<T>(carry, digits);
+  if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
   __syncthreads();
+  if (gridDim.x == 1 && !flushed) {  // one block (small n): its digits are the answer
+    const unsigned seen_flags = misc[0];
+    write_result<T, Out, kMean>(digits, seen_flags, n, misc + 2, output);
+    return;
+  }
   flush_digits<T>(digits, exact);
   if (threadIdx.x == 0 && misc[0] != 0) atomicOr(&exact[kMaxExactDigits], static_cast<unsigned long long>(misc[0]));
-  __threadfence();  // this block's digits reach the device before its ticket
+  if (threadIdx.x < static_cast<unsigned>(kD)) __threadfence();  // the digits reach the device before the ticket
   __syncthreads();
 
   if (gridDim.x > 1) {
@@ -192,21 +359,13 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x < static_cast<unsigned>(kD)) digits[threadIdx.x] = load_other_block(exact, threadIdx.x);
   if (threadIdx.x == 0) misc[0] = static_cast<unsigned>(load_other_block(exact, kMaxExactDigits));
   __syncthreads();
+  const unsigned seen_flags = misc[0];
   if (threadIdx.x < static_cast<unsigned>(kD)) exact[threadIdx.x] = 0ull;
   if (threadIdx.x == 0) {
     exact[kMaxExactDigits] = 0ull;
     ticket[0] = 0u;
-    std::int64_t d[kD];
-    for (int i = 0; i < kD; ++i) {
-      const unsigned long long v = digits[i];
-      d[i] = static_cast<std::int64_t>(v);
-    }
-    std::uint32_t words[kD + 4];
-    Out r;
-    if (n == 0) r = kMean ? std::numeric_limits<Out>::quiet_NaN() : Out(0);
-    else r = exact_result<T, Out>(d, misc[0], kMean ? n : 1, words);
-    output[0] = r;
   }
+  write_result<T, Out, kMean>(digits, seen_flags, n, misc + 2, output);
 }
 
 }  // namespace reducelab::detail

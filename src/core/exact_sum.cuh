@@ -176,6 +176,14 @@ struct ExactCarry {
     a = s;
     b = t;
   }
+  // Takes another carry's sum and flags. A zero b is skipped: TwoSum leaves +0 there even when
+  // every element was -0, and adding it would lose the sign of an all-(-0) sum.
+  template <class Spill>
+  RL_HD_INLINE void merge(const ExactCarry& other, Spill&& spill) {
+    if (other.b != 0) add(other.b, spill);
+    add(other.a, spill);
+    flags |= other.flags;
+  }
   // Hands the pair over at the end; returns the flags including whether an element was not -0.
   template <class Spill>
   RL_HD_INLINE unsigned finish(Spill&& spill) {
@@ -188,12 +196,21 @@ struct ExactCarry {
 
 // ---- rounding the digits once ---------------------------------------------------------------
 
-// The magnitude of a digit array as 32-bit words (least significant first) and its sign.
-// `words` has room for `count` words.
-RL_HD_INLINE bool normalise(const std::int64_t* digits, int count, std::uint32_t* words) {
+// The digit as a signed integer, whatever holds it (an int64 array, or unsigned 64-bit words in
+// device memory where the kernel's atomics left them).
+template <class Digits>
+RL_HD_INLINE std::int64_t digit_at(const Digits& digits, int i) {
+  const auto v = static_cast<std::uint64_t>(digits[i]);
+  return static_cast<std::int64_t>(v);
+}
+
+// The magnitude of digits [first, first + count) as 32-bit words (least significant first) and
+// its sign. `words` has room for `count` words.
+template <class Digits>
+RL_HD_INLINE bool normalise(const Digits& digits, int first, int count, std::uint32_t* words) {
   std::int64_t carry = 0;
   for (int i = 0; i < count; ++i) {
-    const std::int64_t v = digits[i] + carry;
+    const std::int64_t v = digit_at(digits, first + i) + carry;
     words[i] = static_cast<std::uint32_t>(v);
     carry = v >> 32;  // arithmetic shift: floor division by 2^32
   }
@@ -244,56 +261,106 @@ RL_HD_INLINE bool divide_words(std::uint32_t* words, int count, std::uint64_t di
   return sticky;
 }
 
-// The magnitude M * 2^base (plus `sticky`: something non-zero below bit 0) rounded to nearest,
-// ties to even, into Out (float or double): subnormals and overflow to infinity included.
+RL_HD_INLINE int highest_bit128(unsigned __int128 m) {  // m != 0
+  const auto hi = static_cast<std::uint64_t>(m >> 64), lo = static_cast<std::uint64_t>(m);
+#if defined(__CUDA_ARCH__)
+  return hi != 0 ? 127 - __clzll(static_cast<long long>(hi)) : 63 - __clzll(static_cast<long long>(lo));
+#else
+  return hi != 0 ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(lo);
+#endif
+}
+
+// m * 2^exp2 (plus `sticky`: something non-zero below m's bit 0) rounded to nearest, ties to
+// even, into Out (float or double): subnormals and overflow to infinity included.
 template <class Out>
-RL_HD_INLINE Out round_words(const std::uint32_t* words, int count, int base, bool sticky) {
+RL_HD_INLINE Out round_u128(unsigned __int128 m, int exp2, bool sticky) {
   constexpr int kP = std::is_same_v<Out, float> ? 24 : 53;
   constexpr int kMinLsb = std::is_same_v<Out, float> ? -149 : -1074;
+  if (m == 0) return Out(0);
+  const int h = highest_bit128(m);
+  int lsb = h - (kP - 1);  // the bit of m that becomes the result's last bit
+  if (lsb < kMinLsb - exp2) lsb = kMinLsb - exp2;
+  if (lsb <= 0 && !sticky) return static_cast<Out>(ldexp(static_cast<double>(static_cast<std::uint64_t>(m)), exp2));
+  if (lsb <= 0) {  // keep the sticky bit below: shift up (m < 2^kP here, so this cannot overflow)
+    m <<= 2 - lsb;
+    exp2 -= 2 - lsb;
+    lsb = 2;
+  }
+  if (lsb > h + 1) return Out(0);  // under half the smallest subnormal
+  std::uint64_t q = lsb >= 128 ? 0 : static_cast<std::uint64_t>(m >> lsb);
+  const bool round = ((m >> (lsb - 1)) & 1u) != 0;
+  const bool rest = sticky || (m & ((static_cast<unsigned __int128>(1) << (lsb - 1)) - 1)) != 0;
+  if (round && (rest || (q & 1u))) ++q;  // q may become 2^kP: still exact in double
+  // For float, the double is q * 2^e exactly; the conversion only rounds when it overflows.
+  return static_cast<Out>(ldexp(static_cast<double>(q), lsb + exp2));
+}
+
+// The magnitude M * 2^base held in words (plus `sticky`), rounded once into Out: the three words
+// from the top one down hold every bit that matters (kP <= 53 bits and the round bit); the
+// words below only feed the sticky bit.
+template <class Out>
+RL_HD_INLINE Out round_words(const std::uint32_t* words, int count, int base, bool sticky) {
   const int w = top_word(words, count);
   if (w < 0) return Out(0);
-  const int h = 32 * w + highest_bit(words[w]);
-  // Every bit that matters lies in the three words from w down: kP <= 53 bits, the round bit.
   const unsigned __int128 window = (static_cast<unsigned __int128>(words[w]) << 64) |
                                    (static_cast<unsigned __int128>(word_or_zero(words, w - 1)) << 32) |
                                    word_or_zero(words, w - 2);
-  const int window_lsb = 32 * (w - 2);  // the bit index of window's bit 0
-  int lsb = h - (kP - 1);
-  if (lsb < kMinLsb - base) lsb = kMinLsb - base;
-  if (lsb <= 0) {  // exact: M < 2^kP (so w <= 1), wholly inside the window
-    const auto m = static_cast<std::uint64_t>(window >> (-window_lsb));
-    return static_cast<Out>(ldexp(static_cast<double>(m), base));
-  }
-  if (lsb > h + 1) return Out(0);  // under half the smallest subnormal: rounds to zero
-  const int shift = lsb - window_lsb;  // >= 12: lsb >= h - 52 and h - window_lsb >= 64
-  std::uint64_t q = static_cast<std::uint64_t>(window >> shift);
-  const bool round = ((window >> (shift - 1)) & 1u) != 0;
-  bool rest = sticky || (window & ((static_cast<unsigned __int128>(1) << (shift - 1)) - 1)) != 0;
-  for (int i = 0; i < w - 2 && !rest; ++i) rest = words[i] != 0;
-  if (round && (rest || (q & 1u))) ++q;  // q may become 2^kP: still exact in double
-  // For float, the double is q * 2^e exactly; the conversion only rounds when it overflows.
-  return static_cast<Out>(ldexp(static_cast<double>(q), lsb + base));
+  for (int i = 0; i < w - 2 && !sticky; ++i) sticky = words[i] != 0;
+  return round_u128<Out>(window, base + 32 * (w - 2), sticky);
 }
 
 // The final answer from the digits and flags: the exact sum (divisor 1) or the exact mean
-// (divisor n), rounded once into Out. `words` is scratch for kDigits + 4 words.
-template <class T, class Out>
-RL_HD_INLINE Out exact_result(const std::int64_t* digits, unsigned flags, std::uint64_t divisor,
+// (divisor n), rounded once into Out. `words` is scratch for kDigits + 4 words. Only the span of
+// non-zero digits (and two above it, for carries and the sign) is normalised: a few digits for
+// real data, where all kDigits would cost a long serial chain on one GPU thread.
+template <class T, class Out, class Digits>
+RL_HD_INLINE Out exact_result(const Digits& digits, int first, int last, unsigned flags, std::uint64_t divisor,
                               std::uint32_t* words) {
   using X = ExactTraits<T>;
   constexpr Out kInf = std::numeric_limits<Out>::infinity();
   if ((flags & kSawNaN) || ((flags & kSawPosInf) && (flags & kSawNegInf))) return std::numeric_limits<Out>::quiet_NaN();
   if (flags & kSawPosInf) return kInf;
   if (flags & kSawNegInf) return -kInf;
+  if (first < 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
+  if (last - first < 3) {  // the usual case: at most three digits, in 128-bit registers
+    __int128 v = 0;
+    for (int i = last; i >= first; --i) v = v * (static_cast<__int128>(1) << 32) + digit_at(digits, i);
+    if (v == 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
+    const bool negative = v < 0;
+    auto m = static_cast<unsigned __int128>(negative ? -v : v);
+    int exp2 = X::kBase + 32 * first;
+    bool sticky = false;
+    if (divisor > 1) {  // the quotient keeps >= 63 significant bits: m is shifted to 127 bits first
+      const int up = 126 - highest_bit128(m);
+      m <<= up;
+      exp2 -= up;
+      sticky = m % divisor != 0;
+      m /= divisor;
+    }
+    const Out r = round_u128<Out>(m, exp2, sticky);
+    return negative ? -r : r;
+  }
   // Four zero words below the digits: a quotient keeps >= 64 bits more than the divisor takes.
   constexpr int kExtra = 4;
   for (int i = 0; i < kExtra; ++i) words[i] = 0;
-  const bool negative = normalise(digits, X::kDigits, words + kExtra);
-  const int count = X::kDigits + kExtra;
+  const int span = (last + 3 < X::kDigits ? last + 3 : X::kDigits) - first;
+  const bool negative = normalise(digits, first, span, words + kExtra);
+  const int count = span + kExtra;
   if (top_word(words, count) < 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
   const bool sticky = divisor > 1 && divide_words(words, count, divisor);
-  const Out r = round_words<Out>(words, count, X::kBase - 32 * kExtra, sticky);
+  const Out r = round_words<Out>(words, count, X::kBase + 32 * first - 32 * kExtra, sticky);
   return negative ? -r : r;
+}
+// The same, finding the span of non-zero digits first.
+template <class T, class Out, class Digits>
+RL_HD_INLINE Out exact_result(const Digits& digits, unsigned flags, std::uint64_t divisor, std::uint32_t* words) {
+  int first = -1, last = -1;
+  for (int i = 0; i < ExactTraits<T>::kDigits; ++i)
+    if (digit_at(digits, i) != 0) {
+      if (first < 0) first = i;
+      last = i;
+    }
+  return exact_result<T, Out>(digits, first, last, flags, divisor, words);
 }
 
 // Whether a tile's elements, summed one by one in double, give every partial sum exactly:
