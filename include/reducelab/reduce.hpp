@@ -10,8 +10,10 @@
 // safe and calls can be captured into a CUDA graph. Errors come back as a Status; the library
 // never exits or throws.
 //
-// The result is the same bits on every run, on every GPU and in reducelab::cpu::reduce: the
-// order in which elements are combined depends on n alone (docs/performance.md, "The order").
+// The result is the same bits on every run, on every GPU, for every grid and in
+// reducelab::cpu::reduce: floating-point sums and means are exact (rounded once), integer
+// operations, min, max, argmin and argmax do not depend on order, and floating-point products
+// and user operations follow an order fixed by n alone (docs/performance.md).
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -25,9 +27,15 @@ namespace reducelab {
 using stream_t = CUstream_st*;  // the same type as cudaStream_t; nullptr is the default stream
 
 // The built-in operations. Each is a tag; what it computes and returns:
-//   sum, prod       accumulate_t<T> (int32 -> int64, half -> float, ...; integers wrap at 64 bits)
+//   sum             accumulate_t<T> (int32 -> int64, half -> float, ...). Integers wrap at 64
+//                   bits. Floating-point sums are exact: the real sum of the elements rounded once
+//                   to nearest-even (docs/performance.md, "Exact sums"); NaN if any element is NaN
+//                   or both infinities occur, else an infinity if one occurs; a rounded sum past
+//                   the type's range is +-inf; an exact zero is +0 unless every element is -0.
+//   prod            accumulate_t<T>; floating-point products follow the order fixed by n
 //   min, max        T; NaN wins as in NumPy (any NaN in the input gives NaN); min(-0, +0) is -0
-//   mean            double: the sum (as above) divided by n in double; NaN when n == 0
+//   mean            double: the sum divided by n, rounded once (exact for floating-point
+//                   elements); NaN when n == 0
 //   argmin, argmax  ArgResult<T>: the value and the index of its first occurrence; a NaN counts
 //                   as the extreme (NumPy's rule), so the first NaN wins
 namespace op {
@@ -99,9 +107,10 @@ struct Options {
   // Blocks to launch. 0: a persistent grid sized from occupancy. Any other value gives the same
   // result (the order does not depend on it); tests force several to prove that.
   unsigned grid = 0;
-  // false: float sums combine block partials with atomicAdd in whatever order blocks finish, the
-  // usual nondeterministic design. Only the benchmark uses it, to show what the fixed order
-  // costs. Ignored where order cannot matter (integers, min, max, argmin, argmax).
+  // false: floating-point sums and means are not exact: carried in double, with block partials
+  // combined by atomicAdd in whatever order blocks finish (the usual nondeterministic design).
+  // Only the benchmark uses it, to show what exactness costs. Ignored where order cannot
+  // matter (integers, min, max, argmin, argmax).
   bool deterministic = true;
 };
 
