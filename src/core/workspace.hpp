@@ -1,7 +1,7 @@
 #pragma once
 // The library's per-(device, stream) workspace: a ticket counter, an accumulator for the
-// nondeterministic variant, room for one result per chunk and the digits of exact sums. Allocated on first use, zeroed in
-// stream order, kept until the process exits. Different streams get different workspaces, so
+// nondeterministic variant, room for one result per chunk and the digits of exact sums.
+// Allocated on first use, zeroed in stream order, kept until the process exits. Different streams get different workspaces, so
 // concurrent reductions never share a counter; calls on one stream are ordered by the stream.
 #include <cstddef>
 
