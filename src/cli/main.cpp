@@ -15,6 +15,8 @@
 #include "lab/profile.hpp"
 #include "lab/report.hpp"
 #include "lab/run.hpp"
+#include "render/explain_svg.hpp"
+#include "render/write.hpp"
 
 namespace {
 
@@ -148,6 +150,10 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   explain->add_option("--op", eop, "sum, min or max")->capture_default_str();
   explain->add_option("--format", eformat, "table, csv or json")->capture_default_str();
+  std::string esvg;
+  explain->add_option("--svg", esvg,
+                      "also draw the execution to FILE (SVG): per step block 0's lanes, sectors and lines per warp "
+                      "access, shared-memory banks; the reduction tree when n <= 64");
 
   auto* profile = app.add_subcommand(
       "profile", "the seeds' nvprof metrics for one kernel, measured on the GPU by Nsight Compute (ncu)");
@@ -242,11 +248,15 @@ int run_cli(int argc, char** argv) {
     plan.op = *o;
     const auto fmt_choice = parse_format(eformat);
     if (choice == lab::BackendChoice::cuda) {  // auto stays on simt: the counts are exact there
+      if (!esvg.empty()) throw UsageError("explain --svg draws the SIMT backend's execution; drop --backend cuda");
       auto device = lab::open_device(choice);  // no GPU: one line, exit 2
       lab::print_explain(lab::explain_cuda(plan, *device), fmt_choice, std::cout);
       return 0;
     }
-    lab::print_explain(lab::explain(plan), fmt_choice, std::cout);
+    if (!esvg.empty()) render::check_writable(esvg, "--svg");  // before the run: nothing half written
+    const auto report = lab::explain(plan);
+    if (!esvg.empty()) render::write_file(esvg, render::explain_svg(report), "--svg");
+    lab::print_explain(report, fmt_choice, std::cout);
     return 0;
   }
   if (*profile) {
