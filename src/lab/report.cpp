@@ -122,12 +122,19 @@ nlohmann::json to_json(const RunReport& r) {
                     {"ok", x.ok},
                     {"deterministic", x.deterministic},
                     {"unsafe", x.unsafe},
-                    {"note", x.note}});
+                    {"note", x.note},
+                    {"bytes_in_flight_per_sm", x.bytes_in_flight_per_sm ? nlohmann::json(*x.bytes_in_flight_per_sm) : nlohmann::json(nullptr)},
+                    {"predicted_gb_per_s", x.predicted_gb_per_s ? nlohmann::json(*x.predicted_gb_per_s) : nlohmann::json(nullptr)}});
   const Plan& p = r.plan;
   return {{"device", to_json(r.device)},
           {"backend", std::string(gallery::name(r.device.backend))},
           {"emulated", emulated(r.device)},
           {"read_ceiling_gb_per_s", r.read_ceiling_gbs},
+          {"latency", r.latency ? nlohmann::json{{"dram_ns", r.latency->dram_ns},
+                                                 {"l2_ns", r.latency->l2_ns},
+                                                 {"dram_buffer_bytes", r.latency->dram_buffer_bytes},
+                                                 {"l2_buffer_bytes", r.latency->l2_buffer_bytes}}
+                                : nlohmann::json(nullptr)},
           {"n", p.n},
           {"block", p.block},
           {"dtype", std::string(reducelab::name(p.dtype))},
@@ -147,13 +154,18 @@ void print_run(const RunReport& r, Format f, std::ostream& out) {
   }
   const bool gpu = !emulated(r.device);
   std::vector<std::string> header = {"kernel", "name", "block", gpu ? "ms" : "cpu_ms", "spread"};
-  if (gpu) header.insert(header.end(), {"GB/s", "%peak", "%ceiling"});
+  if (gpu) header.insert(header.end(), {"GB/s", "predicted", "%peak", "%ceiling"});
+  else header.push_back("predicted");  // Little's law needs a GPU's latency: n/a
   header.insert(header.end(), {"step", "total", "result", "expected", "status"});
   std::vector<std::vector<std::string>> rows;
   for (const auto& x : r.rows) {
     std::vector<std::string> c = {x.id, x.name, std::to_string(x.block), fixed(x.ms_median, 4),
                                   x.ms_median > 0 ? fmt::format("{:.4f}-{:.4f}", x.ms_min, x.ms_max) : "-"};
-    if (gpu) c.insert(c.end(), {fixed(x.gb_per_s, 1), fixed(x.pct_of_theoretical, 1), fixed(x.pct_of_read_ceiling, 1)});
+    if (gpu)
+      c.insert(c.end(), {fixed(x.gb_per_s, 1), x.predicted_gb_per_s ? fixed(*x.predicted_gb_per_s, 1) : "n/a",
+                         fixed(x.pct_of_theoretical, 1), fixed(x.pct_of_read_ceiling, 1)});
+    else
+      c.push_back("n/a");
     std::string status = x.status;
     if (!x.note.empty()) {
       // The table keeps a note to one screen line; --format json carries it whole.
