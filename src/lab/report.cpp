@@ -1,6 +1,10 @@
 #include "lab/report.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -226,7 +230,60 @@ nlohmann::json registry_json() {
   return {{"kernels", arr}};
 }
 
-void print_list(Format f, std::ostream& out) {
+namespace {
+// Code points, not bytes: the seeds' "§" is two bytes and one column.
+std::size_t columns(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+// The first `width` columns of s (whole code points).
+std::string first_columns(const std::string& s, std::size_t width) {
+  std::size_t cols = 0, k = 0;
+  for (; k < s.size(); ++k) {
+    if ((s[k] & 0xC0) != 0x80) {
+      if (cols == width) break;
+      ++cols;
+    }
+  }
+  return s.substr(0, k);
+}
+// Words of `text` in lines of at most `width` columns; a longer word is cut.
+std::vector<std::string> wrap(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    while (columns(word) > width) {
+      if (!line.empty()) lines.push_back(std::move(line)), line.clear();
+      lines.push_back(first_columns(word, width));
+      word = word.substr(lines.back().size());
+    }
+    if (line.empty()) line = word;
+    else if (columns(line) + 1 + columns(word) <= width) line += " " + word;
+    else lines.push_back(std::move(line)), line = word;
+  }
+  if (!line.empty()) lines.push_back(std::move(line));
+  if (lines.empty()) lines.push_back("");
+  return lines;
+}
+}  // namespace
+
+std::size_t terminal_width() {
+  if (const char* c = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long v = std::strtol(c, &end, 10);
+    if (end != c && *end == 0 && v >= 20 && v <= 1000) return static_cast<std::size_t>(v);
+  }
+  winsize w{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col >= 20) return w.ws_col;
+  return 100;  // a pipe or a file: a width that reads well in a pager and in a terminal
+}
+
+void print_list(Format f, std::ostream& out, std::size_t width) {
   if (f == Format::json) {
     out << registry_json().dump(2) << '\n';
     return;
@@ -246,7 +303,39 @@ void print_list(Format f, std::ostream& out) {
     print_csv(header, rows, out);
     return;
   }
-  print_table(header, rows, out);
+  // The table fits `width`: id and name, then family and seed where there is room, then the
+  // technique and what is still slow wrapped into the rest; the full text is in --format json.
+  std::size_t id_w = 2, name_w = 4, family_w = 6, seed_w = 4;
+  for (const auto& r : rows) {
+    id_w = std::max(id_w, columns(r[0]));
+    name_w = std::max(name_w, columns(r[1]));
+    family_w = std::max(family_w, columns(r[2]));
+    seed_w = std::max(seed_w, columns(r[3]));
+  }
+  const std::size_t gap = 2, min_text = 30;
+  const bool with_family = id_w + name_w + family_w + seed_w + 4 * gap + min_text + 20 <= width;
+  std::size_t fixed = id_w + gap + name_w + gap + (with_family ? family_w + gap + seed_w + gap : 0);
+  const bool with_name = fixed + min_text <= width;
+  if (!with_name) fixed = id_w + gap;
+  const std::size_t text_w = width > fixed + 10 ? width - fixed : 10;
+  auto pad = [](const std::string& s, std::size_t w) { return s + std::string(w > columns(s) ? w - columns(s) : 0, ' '); };
+  auto emit = [&](std::string line) {
+    if (columns(line) > width) line = first_columns(line, width);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  };
+  auto prefix = [&](const std::vector<std::string>& r, bool first) {
+    std::string p = pad(first ? r[0] : "", id_w + gap);
+    if (with_name) p += pad(first ? r[1] : "", name_w + gap);
+    if (with_family) p += pad(first ? r[2] : "", family_w + gap) + pad(first ? r[3] : "", seed_w + gap);
+    return p;
+  };
+  emit(prefix({"id", "name", "family", "seed"}, true) + "what it adds / still slow (full text: --format json)");
+  for (const auto& r : rows) {
+    std::vector<std::string> lines = wrap(r[5], text_w);
+    for (const auto& l : wrap("still slow: " + r[6], text_w)) lines.push_back(l);
+    for (std::size_t k = 0; k < lines.size(); ++k) emit(prefix(r, k == 0) + lines[k]);
+  }
 }
 
 void print_divergence(const analysis::DivergenceReport& r, std::optional<std::uint64_t> executed, Format f,
