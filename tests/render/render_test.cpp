@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "lab/explain.hpp"
+#include "lab/littles_law.hpp"
 #include "lab/report.hpp"
 #include "render/explain_svg.hpp"
 #include "render/page.hpp"
@@ -203,6 +204,35 @@ TEST(RenderList, FitsTheWidth) {
     for (const auto& e : gallery::registry())
       EXPECT_NE(out.str().find(std::string(e.id) + " "), std::string::npos) << e.id << " at width " << width;
   }
+}
+
+}  // namespace
+
+namespace {
+using namespace rl;
+
+// Every textbook kernel declares what it keeps in flight; the library baseline does not.
+TEST(LittlesLaw, EveryGalleryKernelDeclaresLoadsInFlight) {
+  for (const auto& e : gallery::registry()) {
+    if (e.constraints.is_reference) EXPECT_EQ(e.independent_loads, 0u) << e.id;
+    else EXPECT_GT(e.independent_loads, 0u) << e.id;
+  }
+  EXPECT_EQ(gallery::find("unroll8")->independent_loads, 8u);
+  EXPECT_EQ(gallery::find("vectorized")->load_width, 16u);
+}
+
+// reduceUnrolling8, block 512, int32, 4 blocks per SM of 132: 4 x 512 threads x 8 loads x 4 bytes
+// = 65536 bytes per SM; against 800 ns, 132 x 65536 / 800 = 10813 GB/s, capped by a 4000 ceiling.
+// A grid of 66 blocks fills half the SMs with one block: 0.5 x 512 x 8 x 4 = 8192 bytes per SM.
+TEST(LittlesLaw, BytesInFlightAndPrediction) {
+  const auto& u8 = *gallery::find("unroll8");
+  EXPECT_DOUBLE_EQ(*lab::bytes_in_flight_per_sm(u8, 4, 512, 4, 100000, 132), 65536.0);
+  EXPECT_DOUBLE_EQ(*lab::bytes_in_flight_per_sm(u8, 4, 512, 4, 66, 132), 8192.0);
+  EXPECT_DOUBLE_EQ(lab::predicted_gb_per_s(65536, 132, 800, 4000), 4000.0);
+  EXPECT_NEAR(lab::predicted_gb_per_s(8192, 132, 800, 4000), 132 * 8192 / 800.0, 1e-9);
+  // A 16-byte vector load counts 16 bytes whatever the element.
+  EXPECT_DOUBLE_EQ(*lab::bytes_in_flight_per_sm(*gallery::find("vectorized"), 8, 256, 8, 100000, 132), 8 * 256 * 16.0);
+  EXPECT_FALSE(lab::bytes_in_flight_per_sm(*gallery::find("cub"), 4, 512, 4, 1000, 132).has_value());
 }
 
 }  // namespace
