@@ -222,6 +222,8 @@ nlohmann::json registry_json() {
                      {"gpu_only", c.gpu_only},
                      {"gpu_only_reason", c.gpu_only_reason},
                      {"is_reference", c.is_reference}}},
+                   {"independent_loads", e.independent_loads},
+                   {"load_width", e.load_width},
                    {"bytes_read_per_element", e.bytes_read ? static_cast<double>(e.bytes_read(1 << 20, 4)) / (1 << 20) / 4 : 1.0},
                    {"backends",
                     {{"cuda", gallery::launcher(e, Backend::cuda) != nullptr},
