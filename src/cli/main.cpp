@@ -236,6 +236,10 @@ int run_cli(int argc, char** argv) {
   profile->add_option("--op", pop, "sum, min or max")->capture_default_str();
   profile->add_option("--accumulate", paccumulate, "int32 only: wide or wrap (the seeds' int)")->capture_default_str();
   profile->add_option("--format", pformat, "table, csv or json")->capture_default_str();
+  bool pcompare = false;
+  profile->add_flag("--compare", pcompare,
+                    "also run the launch on the SIMT backend and set its counts beside ncu's, each marked equal or not "
+                    "(n <= 2^20)");
 
   auto* demos = app.add_subcommand(
       "demos", "seed 002's divergence (mathKernel1/2, branch-free) and block-shape (sumMatrixOnGPU2D) experiments: "
@@ -368,7 +372,7 @@ int run_cli(int argc, char** argv) {
     const auto fmt_choice = parse_format(pformat);
     if (choice == lab::BackendChoice::simt)
       throw UsageError("profile --backend simt: ncu reads a GPU's counters; the emulator's counts are `reducelab explain`");
-    lab::print_profile(lab::profile(plan), fmt_choice, std::cout);
+    lab::print_profile(lab::profile(plan, pcompare), fmt_choice, std::cout);
     return 0;
   }
   if (*demos) {

@@ -594,6 +594,16 @@ std::string number(const std::optional<double>& v) {
 nlohmann::json maybe(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 }  // namespace
 
+nlohmann::json compare_json(const ProfileReport& r) {
+  if (!r.compared) return nullptr;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& c : r.comparison)
+    rows.push_back({{"count", c.what}, {"ncu", c.ncu}, {"simt", maybe(c.simt)}, {"gpu", maybe(c.gpu)},
+                    {"comparable", c.comparable}, {"equal", c.comparable ? nlohmann::json(c.equal) : nlohmann::json(nullptr)},
+                    {"note", c.note}});
+  return {{"simt_status", r.simt_status}, {"counts", rows}};
+}
+
 void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
   const auto& e = *r.plan.kernels.front();
   if (f == Format::json) {
@@ -614,7 +624,8 @@ void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
                           {"grid", r.grid},
                           {"block_size", r.block},
                           {"duration_ns", maybe(r.duration_ns)},
-                          {"metrics", metrics}}
+                          {"metrics", metrics},
+                          {"compare", compare_json(r)}}
                .dump(2)
         << '\n';
     return;
@@ -635,6 +646,18 @@ void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
   if (r.duration_ns) out << fmt::format("duration under the profiler: {:.1f} us\n", *r.duration_ns / 1e3);
   out << '\n';
   print_table(header, rows, out, 2, false);
+  if (!r.compared) return;
+  out << fmt::format("\nThe same launch on the SIMT backend (result {}), count by count:\n\n", r.simt_status);
+  std::vector<std::vector<std::string>> crows;
+  std::size_t equal = 0, comparable = 0;
+  for (const auto& c : r.comparison) {
+    comparable += c.comparable;
+    equal += c.comparable && c.equal;
+    crows.push_back({c.what, c.simt ? number(c.simt) : "n/a", c.gpu ? number(c.gpu) : "n/a",
+                     !c.comparable ? "-" : c.equal ? "equal" : "DIFFERENT", c.note.empty() ? c.ncu : c.note});
+  }
+  print_table({"count", "simt", "ncu", "", "ncu metric"}, crows, out, 1, true);
+  out << fmt::format("\n{} of {} counts equal\n", equal, comparable);
 }
 
 void print_demos(const DemoReport& r, Format f, std::ostream& out) {
