@@ -4,7 +4,7 @@
 // two loads overlap and the time per hop is the latency. Loads go through L2, not L1 (ld.cg).
 //   DRAM: a buffer 16 x the L2 (at least 256 MiB): almost every hop misses L2.
 //   L2:   a buffer of 8 MiB, read once before timing: every hop hits L2 (either partition).
-#include "lab/run.hpp"
+#include "lab/device.hpp"
 
 namespace rl::lab {
 class Device;

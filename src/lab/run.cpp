@@ -12,7 +12,6 @@
 #include "simt/launch_observer.hpp"
 #if RL_WITH_CUDA
 #include "lab/kernel_resources.hpp"
-#include "lab/latency.hpp"
 #endif
 
 namespace rl::lab {
@@ -231,9 +230,7 @@ RunReport run(const Plan& plan, Device& device) {
   report.device = device.info();
   report.plan = plan;
   if (device.info().backend == Backend::cuda && plan.measure_ceiling) report.read_ceiling_gbs = device.read_ceiling_gbs();
-#if RL_WITH_CUDA
-  if (device.info().backend == Backend::cuda && plan.littles_law && plan.timed) report.latency = measure_memory_latency(device);
-#endif
+  if (device.info().backend == Backend::cuda && plan.littles_law && plan.timed) report.latency = device.memory_latency();
   const HostArray input = make_input(plan.dtype, plan.n, plan.seed);
   const Expected expected = expect(input, plan.op, plan.accumulate);
   for (const auto* e : plan.kernels)

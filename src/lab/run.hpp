@@ -60,12 +60,6 @@ struct Row {
   std::optional<double> predicted_gb_per_s;
 };
 
-// A pointer chase's latency per load, measured on the GPU (lab/latency.hpp).
-struct MemoryLatency {
-  double dram_ns = 0;  // a chase over a buffer far larger than L2
-  double l2_ns = 0;    // a chase over a buffer that fits in L2 (loads bypass L1)
-  std::size_t dram_buffer_bytes = 0, l2_buffer_bytes = 0;
-};
 
 struct RunReport {
   DeviceInfo device;
