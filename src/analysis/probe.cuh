@@ -39,7 +39,7 @@ class Step {
   explicit Step(unsigned step) : recorder_(analysis::Recorder::current()) {
     if (recorder_) [[unlikely]]
       recorder_->enter(::simt::detail::tl_block->linear, ::simt::detail::tl_thread->linear,
-                       ::simt::detail::tl_thread->warp, ::simt::detail::tl_thread->lane, step);
+                       ::simt::detail::tl_thread->warp, ::simt::detail::tl_thread->lane, step, __activemask());
   }
   ~Step() {
     if (recorder_) [[unlikely]]

@@ -40,6 +40,41 @@ struct StepCounts {
   void finish();                  // lane_slots and simd_utilization from the sums
 };
 
+// What block 0 (or the first few blocks) did, warp by warp, for pictures (render/): per step, the
+// lanes that did its work, those still running, and every warp access with each lane's address.
+struct LaneAddress {
+  unsigned lane = 0;
+  std::uintptr_t address = 0;
+};
+struct WarpAccess {
+  bool shared = false;
+  bool write = false;   // at least one lane wrote
+  unsigned bytes = 0;   // per lane
+  std::vector<LaneAddress> lanes;  // in lane order
+  unsigned sectors = 0, lines = 0;  // global: distinct 32-byte sectors and 128-byte lines
+  unsigned ways = 0;                // shared: the most distinct words in one bank
+};
+struct WarpStep {
+  std::uint64_t block = 0;
+  unsigned warp = 0;
+  std::uint32_t present = 0;  // lanes inside the block
+  std::uint32_t active = 0;   // lanes that did the step's work
+  std::uint32_t live = 0;     // lanes not exited (known from this warp's probes, carried forward)
+  std::vector<WarpAccess> accesses;  // in the order the warp first made them
+};
+struct StepTrace {
+  std::optional<unsigned> step;  // empty: accesses outside any step
+  std::vector<WarpStep> warps;   // every warp of the traced blocks, by block then warp
+};
+struct Trace {
+  unsigned threads_per_block = 0;
+  std::uint64_t blocks = 0;       // traced
+  std::vector<StepTrace> steps;   // the order of Counts::steps; then `outside` last
+};
+
+// The sectors, lines and bank ways of one warp access (the rules of the header comment).
+void measure(WarpAccess& a);
+
 struct Counts {
   std::vector<StepCounts> steps;  // block 0 warp 0's order, then the others by step value
   StepCounts outside;             // accesses outside any probed step (loads, final writes)
@@ -56,7 +91,9 @@ class Recorder final : public simt::AccessObserver {
   Recorder& operator=(const Recorder&) = delete;
 
   static Recorder* current();
-  void enter(std::uint64_t block, unsigned thread, unsigned warp, unsigned lane, unsigned step);
+  // `live`: the warp's lanes that have not exited (the SIMT runtime's __activemask()).
+  void enter(std::uint64_t block, unsigned thread, unsigned warp, unsigned lane, unsigned step,
+             std::uint32_t live = ~0u);
   void leave(std::uint64_t block, unsigned thread);
   // Attributes the thread's accesses to `step` until leave(), without marking its lane.
   void attribute(std::uint64_t block, unsigned thread, unsigned step);
@@ -64,6 +101,8 @@ class Recorder final : public simt::AccessObserver {
   void on_access(const simt::AccessEvent& e) override;
 
   Counts counts() const;
+  // Blocks 0..blocks-1, every warp, every step (counts()'s order) and the outside accesses.
+  Trace trace(std::uint64_t blocks = 1) const;
 
  private:
   static constexpr int kOutside = -1;
@@ -89,13 +128,19 @@ class Recorder final : public simt::AccessObserver {
   };
   struct Access {
     std::vector<std::uintptr_t> addresses;
+    std::vector<unsigned> lanes;  // of each address
     unsigned bytes = 0;
+    bool write = false;
+    std::uint64_t sequence = 0;  // when it was first made
   };
+  std::vector<unsigned> ordered_steps() const;  // counts()'s order; mutex_ held
 
   unsigned threads_per_block_;
   mutable std::mutex mutex_;
   std::unordered_map<std::uint64_t, ThreadState> threads_;
   std::map<MaskKey, std::uint32_t> masks_;
+  std::map<MaskKey, std::uint32_t> live_;  // AND of the live masks seen at enter()
+  std::uint64_t sequence_ = 0;
   std::map<AccessKey, Access> accesses_;
   std::vector<unsigned> step_order_;
   std::vector<unsigned> first_warp_order_;  // steps block 0's warp 0 entered, in its order

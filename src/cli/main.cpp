@@ -1,6 +1,8 @@
 // reducelab: parse, call a layer, print. Bad input is one line on stderr and exit status 2;
 // a row that fails verification makes the run exit 1.
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -15,6 +17,9 @@
 #include "lab/profile.hpp"
 #include "lab/report.hpp"
 #include "lab/run.hpp"
+#include "render/explain_svg.hpp"
+#include "render/page.hpp"
+#include "render/write.hpp"
 
 namespace {
 
@@ -109,6 +114,73 @@ void configure_simt(const std::string& schedule, const std::string& checks) {
   lab::configure_simt(options);
 }
 
+// `reducelab report`: the run, each kernel's recorded execution, the bench JSON, into one page.
+int report_command(lab::BackendChoice choice, const std::string& out_dir, const std::string& kernels,
+                   const std::string& n_text, unsigned block, const std::string& dtype, int repeats,
+                   const std::string& explain_n, unsigned explain_block, const std::string& bench_file, int argc,
+                   char** argv) {
+  namespace fs = std::filesystem;
+  render::PageInput page;
+  // Everything a user can get wrong fails before anything runs or is written.
+  if (!bench_file.empty()) {
+    std::ifstream in(bench_file);
+    if (!in) throw UsageError(fmt::format("--bench {}: cannot read it", bench_file));
+    try {
+      page.bench = nlohmann::json::parse(in);
+      (void)render::bench_svg(*page.bench);
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("--bench {}: {}", bench_file, e.what()));
+    }
+    page.bench_source = fs::path(bench_file).filename().string();
+  }
+  std::error_code ec;
+  if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
+    throw UsageError(fmt::format("--out {}: exists and is not a folder", out_dir));
+  const fs::path parent = fs::absolute(fs::path(out_dir)).parent_path();
+  if (!fs::is_directory(parent, ec)) throw UsageError(fmt::format("--out {}: no folder {}", out_dir, parent.string()));
+  lab::Plan plan;
+  plan.kernels = parse_kernels(kernels, &plan.all_kernels);
+  const auto d = reducelab::parse_dtype(dtype);
+  if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", dtype, reducelab::dtype_choices()));
+  plan.dtype = *d;
+  plan.block = block;
+  plan.all_kernels = true;  // a kernel that cannot take the plan is a skipped row, not a failed page
+  const std::size_t en = parse_size("--explain-n", explain_n);
+  auto device = lab::open_device(choice);
+  const auto b = device->info().backend;
+  plan.n = n_text.empty() ? lab::default_n(b) : parse_size("--n", n_text);
+  plan.repeats = repeats ? repeats : lab::default_repeats(b);
+  lab::validate(plan, *device);
+  fs::create_directories(out_dir, ec);
+  if (ec) throw UsageError(fmt::format("--out {}: cannot create it ({})", out_dir, ec.message()));
+  render::check_writable((fs::path(out_dir) / "index.html").string(), "--out");
+  std::cerr << fmt::format("reducelab report: running {} kernel(s) on {} (n = {})\n", plan.kernels.size(),
+                           device->info().name, plan.n);
+  page.run = lab::run(plan, *device);
+  for (const auto* e : plan.kernels) {
+    lab::Plan p;
+    p.kernels = {e};
+    p.n = en;
+    p.block = explain_block;
+    p.dtype = reducelab::Dtype::float32;
+    try {
+      page.explained.push_back(lab::explain(p));
+    } catch (const UsageError& err) {
+      page.unexplained.emplace_back(std::string(e->id), err.what());
+    }
+  }
+  page.command = "reducelab";
+  for (int k = 1; k < argc; ++k) page.command += std::string(" ") + argv[k];
+  const std::string html = render::report_page(page);
+  std::ostringstream json;
+  lab::print_run(page.run, lab::Format::json, json);
+  render::write_file((fs::path(out_dir) / "run.json").string(), json.str(), "--out");
+  render::write_file((fs::path(out_dir) / "index.html").string(), html, "--out");
+  std::cout << fmt::format("wrote {} and {}\n", (fs::path(out_dir) / "index.html").string(),
+                           (fs::path(out_dir) / "run.json").string());
+  return page.run.all_ok() ? 0 : 1;
+}
+
 int run_cli(int argc, char** argv) {
   CLI::App app{"reducelab: parallel reduction on NVIDIA GPUs, done right and explained"};
   app.require_subcommand(1);
@@ -148,6 +220,10 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   explain->add_option("--op", eop, "sum, min or max")->capture_default_str();
   explain->add_option("--format", eformat, "table, csv or json")->capture_default_str();
+  std::string esvg;
+  explain->add_option("--svg", esvg,
+                      "also draw the execution to FILE (SVG): per step block 0's lanes, sectors and lines per warp "
+                      "access, shared-memory banks; the reduction tree when n <= 64");
 
   auto* profile = app.add_subcommand(
       "profile", "the seeds' nvprof metrics for one kernel, measured on the GPU by Nsight Compute (ncu)");
@@ -160,6 +236,10 @@ int run_cli(int argc, char** argv) {
   profile->add_option("--op", pop, "sum, min or max")->capture_default_str();
   profile->add_option("--accumulate", paccumulate, "int32 only: wide or wrap (the seeds' int)")->capture_default_str();
   profile->add_option("--format", pformat, "table, csv or json")->capture_default_str();
+  bool pcompare = false;
+  profile->add_flag("--compare", pcompare,
+                    "also run the launch on the SIMT backend and set its counts beside ncu's, each marked equal or not "
+                    "(n <= 2^20)");
 
   auto* demos = app.add_subcommand(
       "demos", "seed 002's divergence (mathKernel1/2, branch-free) and block-shape (sumMatrixOnGPU2D) experiments: "
@@ -187,8 +267,26 @@ int run_cli(int argc, char** argv) {
   run->add_option("--repeats", repeats, "timed repeats (default 20 on a GPU, 3 on simt)");
   run->add_option("--seed", seed, "input seed: values are rand() & 0xFF as seed 000 draws them")->capture_default_str();
   run->add_flag("--hot", hot, "leave L2 warm between repeats (default: flush it)");
-  run->add_flag("--no-ceiling", no_ceiling, "skip measuring the read ceiling (for sanitizer runs)");
+  run->add_flag("--no-ceiling", no_ceiling,
+                "skip measuring the read ceiling and the memory latency (for sanitizer runs); no predicted GB/s");
   run->add_option("--format", format, "table, csv or json")->capture_default_str();
+
+  auto* report_cmd = app.add_subcommand(
+      "report", "one self-contained HTML page: the device, the progression, Little's law, every kernel's pictures "
+                "and counts, the bench plot (--bench)");
+  std::string rout, rkernels = "all", rn_text, rdtype = "int32", rbench, ren_text = "1024";
+  unsigned rblock = 512, reblock = 128;
+  int rrepeats = 0;
+  report_cmd->add_option("--out", rout, "folder to write index.html and run.json into (created if missing)")->required();
+  report_cmd->add_option("--kernels", rkernels, "comma-separated ids, or all")->capture_default_str();
+  report_cmd->add_option("--n", rn_text, "elements of the timed run (default 2^24 on a GPU, 2^16 on the SIMT emulator)");
+  report_cmd->add_option("--block", rblock, "threads per block of the timed run")->capture_default_str();
+  report_cmd->add_option("--dtype", rdtype, "int32, float or double")->capture_default_str();
+  report_cmd->add_option("--repeats", rrepeats, "timed repeats (default 20 on a GPU, 3 on simt)");
+  report_cmd->add_option("--explain-n", ren_text, "elements of each kernel's recorded execution (the pictures)")
+      ->capture_default_str();
+  report_cmd->add_option("--explain-block", reblock, "threads per block of the pictures")->capture_default_str();
+  report_cmd->add_option("--bench", rbench, "a `reducelab bench --json` file to plot");
 
   auto* bench = app.add_subcommand(
       "bench", "time reducelab::reduce, CUB and thrust over sizes, dtypes and ops against the read ceiling (GPU)");
@@ -227,6 +325,8 @@ int run_cli(int argc, char** argv) {
     lab::print_list(parse_format(list_format), std::cout);
     return 0;
   }
+  if (*report_cmd) return report_command(choice, rout, rkernels, rn_text, rblock, rdtype, rrepeats, ren_text, reblock,
+                                     rbench, argc, argv);
   if (*explain) {
     lab::Plan plan;
     bool all = false;
@@ -242,11 +342,15 @@ int run_cli(int argc, char** argv) {
     plan.op = *o;
     const auto fmt_choice = parse_format(eformat);
     if (choice == lab::BackendChoice::cuda) {  // auto stays on simt: the counts are exact there
+      if (!esvg.empty()) throw UsageError("explain --svg draws the SIMT backend's execution; drop --backend cuda");
       auto device = lab::open_device(choice);  // no GPU: one line, exit 2
       lab::print_explain(lab::explain_cuda(plan, *device), fmt_choice, std::cout);
       return 0;
     }
-    lab::print_explain(lab::explain(plan), fmt_choice, std::cout);
+    if (!esvg.empty()) render::check_writable(esvg, "--svg");  // before the run: nothing half written
+    const auto report = lab::explain(plan);
+    if (!esvg.empty()) render::write_file(esvg, render::explain_svg(report), "--svg");
+    lab::print_explain(report, fmt_choice, std::cout);
     return 0;
   }
   if (*profile) {
@@ -268,7 +372,7 @@ int run_cli(int argc, char** argv) {
     const auto fmt_choice = parse_format(pformat);
     if (choice == lab::BackendChoice::simt)
       throw UsageError("profile --backend simt: ncu reads a GPU's counters; the emulator's counts are `reducelab explain`");
-    lab::print_profile(lab::profile(plan), fmt_choice, std::cout);
+    lab::print_profile(lab::profile(plan, pcompare), fmt_choice, std::cout);
     return 0;
   }
   if (*demos) {
@@ -312,6 +416,7 @@ int run_cli(int argc, char** argv) {
   plan.seed = seed;
   plan.flush_l2 = !hot;
   plan.measure_ceiling = !no_ceiling;
+  plan.littles_law = !no_ceiling;
 
   auto device = lab::open_device(choice);
   const auto b = device->info().backend;

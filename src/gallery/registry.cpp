@@ -282,6 +282,28 @@ std::vector<Entry> make_registry() {
                  "CUB's own (its temp storage is carved from scratch)", c, read_once,
                  cub_scratch);
   }
+
+  // Loads in flight per thread, read off each kernel's first pass over the input (the pass that
+  // moves almost all the bytes). The in-place trees' first step has half the threads load two
+  // elements: one per thread on average. The unrolled folds issue their UNROLL loads before the
+  // first add; the PMPP kernels load two elements per thread; the coarsened kernel its
+  // 2 x COARSE_FACTOR (default factor 2); reduceVectorized one 16-byte vector per loop trip
+  // (the trip count is not known at compile time, so the loop is not unrolled into more).
+  const struct {
+    std::string_view id;
+    unsigned loads, width;
+  } in_flight[] = {
+      {"warmup", 1, 0}, {"neighbored", 1, 0}, {"neighbored-less", 1, 0}, {"interleaved", 1, 0},
+      {"unroll2", 2, 0}, {"unroll4", 4, 0}, {"unroll8", 8, 0}, {"unroll-warps8", 8, 0},
+      {"unroll-warps8-volatile", 8, 0}, {"complete-unroll-warps8", 8, 0}, {"complete-unroll", 8, 0},
+      {"bc-add", 1, 0}, {"nbc-add", 1, 0}, {"pmpp-simple", 2, 0}, {"pmpp-convergent", 2, 0},
+      {"pmpp-shared", 2, 0}, {"pmpp-segmented", 2, 0}, {"pmpp-coarsened", 4, 0}, {"nested", 2, 0},
+      {"warp-shuffle", 8, 0}, {"warp-reduce-sync", 8, 0}, {"cooperative-groups", 8, 0},
+      {"vectorized", 1, 16}, {"single-pass", 8, 0},
+  };
+  for (const auto& d : in_flight)
+    for (Entry& e : r)
+      if (e.id == d.id) e.independent_loads = d.loads, e.load_width = d.width;
   return r;
 }
 

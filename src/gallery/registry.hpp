@@ -77,6 +77,11 @@ struct Entry {
   // What LaunchArgs::param selects for this entry, with its choices and default; "" when the
   // entry has no knob (param is then ignored).
   std::string_view param;
+  // Little's law: the global loads one thread issues before it needs the first of them (what it
+  // keeps in flight), each `load_width` bytes wide (0: one input element). 0 loads: undeclared,
+  // and no bandwidth is predicted.
+  unsigned independent_loads = 0;
+  unsigned load_width = 0;
 };
 
 const std::vector<Entry>& registry();

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -32,6 +33,13 @@ struct DeviceInfo {
   std::string chosen_because;  // how --backend auto decided, for the header line
 };
 
+// A pointer chase's latency per load, measured on the GPU (lab/latency.hpp).
+struct MemoryLatency {
+  double dram_ns = 0;  // a chase over a buffer far larger than L2
+  double l2_ns = 0;    // a chase over a buffer that fits in L2 (loads bypass L1)
+  std::size_t dram_buffer_bytes = 0, l2_buffer_bytes = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -55,6 +63,9 @@ class Device {
   // Bandwidth of a read-only kernel with 16-byte loads over a buffer far larger than L2,
   // measured once per process (median of repeats); 0 where it means nothing (simt).
   virtual double read_ceiling_gbs() = 0;
+  // The pointer chase's DRAM and L2 latency (lab/latency.hpp), measured once per device; empty
+  // where there is no memory latency to measure (simt).
+  virtual std::optional<MemoryLatency> memory_latency() { return std::nullopt; }
   // What the backend noticed during the last timed or untimed work that a row should show
   // (simt: race reports). Empty when nothing.
   virtual std::string take_diagnostics() { return {}; }

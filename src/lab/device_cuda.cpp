@@ -8,6 +8,7 @@
 
 #include "lab/device.hpp"
 #include "lab/errors.hpp"
+#include "lab/latency.hpp"
 #include "lab/read_ceiling.hpp"
 
 namespace rl::lab {
@@ -133,11 +134,17 @@ class CudaDevice final : public Device {
     return ceiling_;
   }
 
+  std::optional<MemoryLatency> memory_latency() override {
+    if (!latency_) latency_ = measure_memory_latency(*this);
+    return latency_;
+  }
+
  private:
   DeviceInfo info_;
   cudaStream_t stream_ = nullptr;
   void* flush_ = nullptr;
   unsigned char flush_value_ = 0;
+  std::optional<MemoryLatency> latency_;
   double ceiling_ = 0;
 };
 

@@ -22,6 +22,7 @@ ExplainReport explain(const Plan& plan) {
     RunReport r = run(report.plan, *device);
     report.row = r.rows.front();
     report.counts = recorder.counts();
+    report.trace = recorder.trace(1);
   }
   report.simt_ran = true;
   report.probed = !report.counts.steps.empty();

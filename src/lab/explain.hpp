@@ -36,6 +36,7 @@ struct ExplainReport {
   Plan plan;            // one kernel
   gallery::Backend backend = gallery::Backend::simt;
   analysis::Counts counts;  // SIMT counts (empty when they were not run)
+  analysis::Trace trace;    // block 0, warp by warp, lane by lane (for pictures); SIMT only
   bool simt_ran = false;
   Row row;              // result, expected, status (the timed build on cuda)
   bool probed = false;  // the kernel has probes in its reduction steps

@@ -11,6 +11,7 @@
 
 #include "fmt/format.h"
 #include "lab/errors.hpp"
+#include "lab/explain.hpp"
 
 namespace rl::lab {
 
@@ -46,6 +47,30 @@ std::string ncu_metric_list() {
 }
 
 namespace {
+
+struct CompareSpec {
+  const char* what;
+  std::vector<std::string_view> ncu;  // summed
+};
+// Warp-level instructions and L1 sectors/wavefronts of global and shared loads and stores.
+const std::vector<CompareSpec>& compare_specs() {
+  static const std::vector<CompareSpec> specs = {
+      {"global instructions (warp accesses)",
+       {"smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_global_st.sum"}},
+      {"global requests (128-byte lines)",
+       {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"}},
+      {"global sectors (32 bytes)",
+       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"}},
+      {"shared instructions (warp accesses)",
+       {"smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum"}},
+      {"shared wavefronts",
+       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}},
+      {"shared bank conflicts (wavefronts - instructions)",
+       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}},
+      {"thread instructions per warp instruction", {"smsp__thread_inst_executed_per_inst_executed.ratio"}},
+  };
+  return specs;
+}
 
 // One CSV record: fields split on commas outside quotes, "" inside quotes is a quote.
 std::vector<std::string> csv_fields(std::string_view line) {
@@ -170,6 +195,52 @@ std::vector<ProfileMetric> profile_metrics(const NcuKernel& k) {
   return out;
 }
 
+std::string ncu_compare_metric_list() {
+  std::string s;
+  for (const auto& c : compare_specs())
+    for (auto m : c.ncu) s += (s.empty() ? "" : ",") + std::string(m);
+  return s;
+}
+
+std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const NcuKernel& gpu) {
+  analysis::StepCounts all = simt.totals;
+  all.add(simt.outside);
+  const double simt_values[] = {
+      static_cast<double>(all.global_accesses),  static_cast<double>(all.global_requests),
+      static_cast<double>(all.global_sectors),   static_cast<double>(all.shared_accesses),
+      static_cast<double>(all.shared_wavefronts),
+      static_cast<double>(all.shared_wavefronts - all.shared_accesses), 0};
+  std::vector<ComparedCount> out;
+  std::size_t k = 0;
+  for (const auto& spec : compare_specs()) {
+    ComparedCount c;
+    c.what = spec.what;
+    double sum = 0;
+    bool all_there = true;
+    for (auto m : spec.ncu) {
+      c.ncu += (c.ncu.empty() ? "" : " + ") + std::string(m);
+      const auto v = gpu.values.find(std::string(m));
+      const auto x = v == gpu.values.end() ? std::nullopt : parse_ncu_number(v->second);
+      if (x) sum += *x;
+      else all_there = false;
+    }
+    if (all_there) c.gpu = sum;
+    if (k + 1 == compare_specs().size()) {
+      // Every instruction's active lanes: the emulator counts lanes only at the probed steps.
+      c.comparable = false;
+      c.note = fmt::format("not counted on SIMT (lanes are counted at the reduction steps only: {:.3f} of 32 there)",
+                           32 * simt.totals.simd_utilization);
+    } else {
+      c.simt = simt_values[k];
+      c.equal = c.gpu && *c.gpu == *c.simt;
+      if (!c.gpu) c.note = "ncu did not report it";
+    }
+    out.push_back(std::move(c));
+    ++k;
+  }
+  return out;
+}
+
 std::string find_ncu() {
   if (const char* env = std::getenv("REDUCELAB_NCU"); env && *env) {
     if (access(env, X_OK) != 0)
@@ -234,11 +305,15 @@ std::string last_line(const std::string& text) {
 
 }  // namespace
 
-ProfileReport profile(const Plan& plan) {
+ProfileReport profile(const Plan& plan, bool compare) {
   const gallery::Entry& e = *plan.kernels.front();
   if (e.constraints.is_reference)
     throw UsageError(fmt::format("profile {}: CUB runs kernels of its own; profile a gallery kernel", e.id));
   validate(plan, *open_simt_device());  // the plan's own mistakes first, before any tool or device
+  if (compare && plan.n > kSimtCompareMaxN)
+    throw UsageError(fmt::format("--n {}: profile --compare runs the kernel on the SIMT emulator too; give --n <= {} "
+                                 "(e.g. --n 65536)",
+                                 plan.n, kSimtCompareMaxN));
   ProfileReport report;
   report.plan = plan;
   report.ncu = find_ncu();
@@ -257,7 +332,8 @@ ProfileReport profile(const Plan& plan) {
   const std::string ncu_command = fmt::format(
       "{} --clock-control none --target-processes all --kernel-name-base demangled --kernel-name {} "
       "--launch-count 1 --csv --page raw --print-units base --metrics {} {}",
-      shell_quoted(report.ncu), shell_quoted(name_regex), ncu_metric_list(), report.command);
+      shell_quoted(report.ncu), shell_quoted(name_regex),
+      compare ? ncu_metric_list() + "," + ncu_compare_metric_list() : ncu_metric_list(), report.command);
   std::string output;
   const int status = run_capture(ncu_command, &output);
   if (output.find("ERR_NVGPUCTRPERM") != std::string::npos)
@@ -280,6 +356,12 @@ ProfileReport profile(const Plan& plan) {
   report.block = k.block;
   if (auto d = k.values.find(std::string(kNcuDuration)); d != k.values.end()) report.duration_ns = parse_ncu_number(d->second);
   report.metrics = profile_metrics(k);
+  if (compare) {
+    const ExplainReport simt = explain(plan);  // the same plan, one launch, every lane recorded
+    report.compared = true;
+    report.simt_status = simt.row.status;
+    report.comparison = compare_counts(simt.counts, k);
+  }
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/recorder.hpp"
 #include "lab/run.hpp"
 
 namespace rl::lab {
@@ -46,6 +47,22 @@ struct ProfileMetric {
   std::optional<double> nvprof_value;  // in nvprof's scale
 };
 
+// `profile --compare`: one count the SIMT recorder and Nsight Compute both take of the same
+// launch (the kernel's first launch; the gallery's final pass is a separate kernel and is left
+// out by both), summed over loads and stores where ncu splits them.
+struct ComparedCount {
+  std::string what;                 // e.g. "global sectors"
+  std::string ncu;                  // the ncu metric(s), " + " between summed ones
+  std::optional<double> simt, gpu;  // gpu: empty when ncu did not report every metric
+  bool comparable = true;           // false: the emulator does not count this quantity
+  bool equal = false;
+  std::string note;
+};
+// The ncu metrics --compare adds to the profile's.
+std::string ncu_compare_metric_list();
+// The SIMT counts (the steps and the accesses outside them) beside ncu's counters.
+std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const NcuKernel& gpu);
+
 struct ProfileReport {
   Plan plan;
   std::string device;       // the GPU's name
@@ -55,6 +72,9 @@ struct ProfileReport {
   std::string grid, block;
   std::optional<double> duration_ns;
   std::vector<ProfileMetric> metrics;
+  bool compared = false;               // --compare ran the SIMT recorder too
+  std::vector<ComparedCount> comparison;
+  std::string simt_status;             // the SIMT run's verification (ok, MISMATCH)
 };
 // The seeds' metrics out of one parsed kernel.
 std::vector<ProfileMetric> profile_metrics(const NcuKernel& k);
@@ -65,6 +85,8 @@ std::vector<ProfileMetric> profile_metrics(const NcuKernel& k);
 std::string find_ncu();
 // Profiles the plan's kernel. Throws UsageError (no ncu, no GPU, a plan the GPU cannot run) and
 // std::runtime_error (counters not permitted: ERR_NVGPUCTRPERM; ncu failed; no kernel profiled).
-ProfileReport profile(const Plan& plan);  // printed by print_profile (report.hpp)
+// `compare`: also run the plan on the SIMT backend with the recorder (n <= kSimtCompareMaxN, else
+// UsageError) and set its counts beside ncu's (ProfileReport::comparison).
+ProfileReport profile(const Plan& plan, bool compare = false);  // printed by print_profile (report.hpp)
 
 }  // namespace rl::lab

@@ -1,6 +1,10 @@
 #include "lab/report.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -122,12 +126,19 @@ nlohmann::json to_json(const RunReport& r) {
                     {"ok", x.ok},
                     {"deterministic", x.deterministic},
                     {"unsafe", x.unsafe},
-                    {"note", x.note}});
+                    {"note", x.note},
+                    {"bytes_in_flight_per_sm", x.bytes_in_flight_per_sm ? nlohmann::json(*x.bytes_in_flight_per_sm) : nlohmann::json(nullptr)},
+                    {"predicted_gb_per_s", x.predicted_gb_per_s ? nlohmann::json(*x.predicted_gb_per_s) : nlohmann::json(nullptr)}});
   const Plan& p = r.plan;
   return {{"device", to_json(r.device)},
           {"backend", std::string(gallery::name(r.device.backend))},
           {"emulated", emulated(r.device)},
           {"read_ceiling_gb_per_s", r.read_ceiling_gbs},
+          {"latency", r.latency ? nlohmann::json{{"dram_ns", r.latency->dram_ns},
+                                                 {"l2_ns", r.latency->l2_ns},
+                                                 {"dram_buffer_bytes", r.latency->dram_buffer_bytes},
+                                                 {"l2_buffer_bytes", r.latency->l2_buffer_bytes}}
+                                : nlohmann::json(nullptr)},
           {"n", p.n},
           {"block", p.block},
           {"dtype", std::string(reducelab::name(p.dtype))},
@@ -147,13 +158,18 @@ void print_run(const RunReport& r, Format f, std::ostream& out) {
   }
   const bool gpu = !emulated(r.device);
   std::vector<std::string> header = {"kernel", "name", "block", gpu ? "ms" : "cpu_ms", "spread"};
-  if (gpu) header.insert(header.end(), {"GB/s", "%peak", "%ceiling"});
+  if (gpu) header.insert(header.end(), {"GB/s", "predicted", "%peak", "%ceiling"});
+  else header.push_back("predicted");  // Little's law needs a GPU's latency: n/a
   header.insert(header.end(), {"step", "total", "result", "expected", "status"});
   std::vector<std::vector<std::string>> rows;
   for (const auto& x : r.rows) {
     std::vector<std::string> c = {x.id, x.name, std::to_string(x.block), fixed(x.ms_median, 4),
                                   x.ms_median > 0 ? fmt::format("{:.4f}-{:.4f}", x.ms_min, x.ms_max) : "-"};
-    if (gpu) c.insert(c.end(), {fixed(x.gb_per_s, 1), fixed(x.pct_of_theoretical, 1), fixed(x.pct_of_read_ceiling, 1)});
+    if (gpu)
+      c.insert(c.end(), {fixed(x.gb_per_s, 1), x.predicted_gb_per_s ? fixed(*x.predicted_gb_per_s, 1) : "n/a",
+                         fixed(x.pct_of_theoretical, 1), fixed(x.pct_of_read_ceiling, 1)});
+    else
+      c.push_back("n/a");
     std::string status = x.status;
     if (!x.note.empty()) {
       // The table keeps a note to one screen line; --format json carries it whole.
@@ -206,6 +222,8 @@ nlohmann::json registry_json() {
                      {"gpu_only", c.gpu_only},
                      {"gpu_only_reason", c.gpu_only_reason},
                      {"is_reference", c.is_reference}}},
+                   {"independent_loads", e.independent_loads},
+                   {"load_width", e.load_width},
                    {"bytes_read_per_element", e.bytes_read ? static_cast<double>(e.bytes_read(1 << 20, 4)) / (1 << 20) / 4 : 1.0},
                    {"backends",
                     {{"cuda", gallery::launcher(e, Backend::cuda) != nullptr},
@@ -214,7 +232,60 @@ nlohmann::json registry_json() {
   return {{"kernels", arr}};
 }
 
-void print_list(Format f, std::ostream& out) {
+namespace {
+// Code points, not bytes: the seeds' "§" is two bytes and one column.
+std::size_t columns(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+// The first `width` columns of s (whole code points).
+std::string first_columns(const std::string& s, std::size_t width) {
+  std::size_t cols = 0, k = 0;
+  for (; k < s.size(); ++k) {
+    if ((s[k] & 0xC0) != 0x80) {
+      if (cols == width) break;
+      ++cols;
+    }
+  }
+  return s.substr(0, k);
+}
+// Words of `text` in lines of at most `width` columns; a longer word is cut.
+std::vector<std::string> wrap(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    while (columns(word) > width) {
+      if (!line.empty()) lines.push_back(std::move(line)), line.clear();
+      lines.push_back(first_columns(word, width));
+      word = word.substr(lines.back().size());
+    }
+    if (line.empty()) line = word;
+    else if (columns(line) + 1 + columns(word) <= width) line += " " + word;
+    else lines.push_back(std::move(line)), line = word;
+  }
+  if (!line.empty()) lines.push_back(std::move(line));
+  if (lines.empty()) lines.push_back("");
+  return lines;
+}
+}  // namespace
+
+std::size_t terminal_width() {
+  if (const char* c = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long v = std::strtol(c, &end, 10);
+    if (end != c && *end == 0 && v >= 20 && v <= 1000) return static_cast<std::size_t>(v);
+  }
+  winsize w{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col >= 20) return w.ws_col;
+  return 100;  // a pipe or a file: a width that reads well in a pager and in a terminal
+}
+
+void print_list(Format f, std::ostream& out, std::size_t width) {
   if (f == Format::json) {
     out << registry_json().dump(2) << '\n';
     return;
@@ -234,7 +305,39 @@ void print_list(Format f, std::ostream& out) {
     print_csv(header, rows, out);
     return;
   }
-  print_table(header, rows, out);
+  // The table fits `width`: id and name, then family and seed where there is room, then the
+  // technique and what is still slow wrapped into the rest; the full text is in --format json.
+  std::size_t id_w = 2, name_w = 4, family_w = 6, seed_w = 4;
+  for (const auto& r : rows) {
+    id_w = std::max(id_w, columns(r[0]));
+    name_w = std::max(name_w, columns(r[1]));
+    family_w = std::max(family_w, columns(r[2]));
+    seed_w = std::max(seed_w, columns(r[3]));
+  }
+  const std::size_t gap = 2, min_text = 30;
+  const bool with_family = id_w + name_w + family_w + seed_w + 4 * gap + min_text + 20 <= width;
+  std::size_t fixed = id_w + gap + name_w + gap + (with_family ? family_w + gap + seed_w + gap : 0);
+  const bool with_name = fixed + min_text <= width;
+  if (!with_name) fixed = id_w + gap;
+  const std::size_t text_w = width > fixed + 10 ? width - fixed : 10;
+  auto pad = [](const std::string& s, std::size_t w) { return s + std::string(w > columns(s) ? w - columns(s) : 0, ' '); };
+  auto emit = [&](std::string line) {
+    if (columns(line) > width) line = first_columns(line, width);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  };
+  auto prefix = [&](const std::vector<std::string>& r, bool first) {
+    std::string p = pad(first ? r[0] : "", id_w + gap);
+    if (with_name) p += pad(first ? r[1] : "", name_w + gap);
+    if (with_family) p += pad(first ? r[2] : "", family_w + gap) + pad(first ? r[3] : "", seed_w + gap);
+    return p;
+  };
+  emit(prefix({"id", "name", "family", "seed"}, true) + "what it adds / still slow (full text: --format json)");
+  for (const auto& r : rows) {
+    std::vector<std::string> lines = wrap(r[5], text_w);
+    for (const auto& l : wrap("still slow: " + r[6], text_w)) lines.push_back(l);
+    for (std::size_t k = 0; k < lines.size(); ++k) emit(prefix(r, k == 0) + lines[k]);
+  }
 }
 
 void print_divergence(const analysis::DivergenceReport& r, std::optional<std::uint64_t> executed, Format f,
@@ -491,6 +594,16 @@ std::string number(const std::optional<double>& v) {
 nlohmann::json maybe(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 }  // namespace
 
+nlohmann::json compare_json(const ProfileReport& r) {
+  if (!r.compared) return nullptr;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& c : r.comparison)
+    rows.push_back({{"count", c.what}, {"ncu", c.ncu}, {"simt", maybe(c.simt)}, {"gpu", maybe(c.gpu)},
+                    {"comparable", c.comparable}, {"equal", c.comparable ? nlohmann::json(c.equal) : nlohmann::json(nullptr)},
+                    {"note", c.note}});
+  return {{"simt_status", r.simt_status}, {"counts", rows}};
+}
+
 void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
   const auto& e = *r.plan.kernels.front();
   if (f == Format::json) {
@@ -511,7 +624,8 @@ void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
                           {"grid", r.grid},
                           {"block_size", r.block},
                           {"duration_ns", maybe(r.duration_ns)},
-                          {"metrics", metrics}}
+                          {"metrics", metrics},
+                          {"compare", compare_json(r)}}
                .dump(2)
         << '\n';
     return;
@@ -532,6 +646,18 @@ void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
   if (r.duration_ns) out << fmt::format("duration under the profiler: {:.1f} us\n", *r.duration_ns / 1e3);
   out << '\n';
   print_table(header, rows, out, 2, false);
+  if (!r.compared) return;
+  out << fmt::format("\nThe same launch on the SIMT backend (result {}), count by count:\n\n", r.simt_status);
+  std::vector<std::vector<std::string>> crows;
+  std::size_t equal = 0, comparable = 0;
+  for (const auto& c : r.comparison) {
+    comparable += c.comparable;
+    equal += c.comparable && c.equal;
+    crows.push_back({c.what, c.simt ? number(c.simt) : "n/a", c.gpu ? number(c.gpu) : "n/a",
+                     !c.comparable ? "-" : c.equal ? "equal" : "DIFFERENT", c.note.empty() ? c.ncu : c.note});
+  }
+  print_table({"count", "simt", "ncu", "", "ncu metric"}, crows, out, 1, true);
+  out << fmt::format("\n{} of {} counts equal\n", equal, comparable);
 }
 
 void print_demos(const DemoReport& r, Format f, std::ostream& out) {

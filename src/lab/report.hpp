@@ -20,12 +20,16 @@ namespace rl::lab {
 enum class Format { table, csv, json };
 std::optional<Format> parse_format(std::string_view s);
 
+// $COLUMNS, else the terminal's width when stdout is one, else 100.
+std::size_t terminal_width();
+
 nlohmann::json to_json(const DeviceInfo& d);
 nlohmann::json to_json(const RunReport& r);
 nlohmann::json registry_json();
 
 void print_run(const RunReport& r, Format f, std::ostream& out);
-void print_list(Format f, std::ostream& out);
+// The table is wrapped to `width` columns (terminal_width() by default); CSV and JSON are whole.
+void print_list(Format f, std::ostream& out, std::size_t width = terminal_width());
 void print_explain(const ExplainReport& r, Format f, std::ostream& out);
 void print_profile(const ProfileReport& r, Format f, std::ostream& out);
 void print_demos(const DemoReport& r, Format f, std::ostream& out);

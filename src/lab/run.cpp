@@ -7,7 +7,12 @@
 
 #include "fmt/format.h"
 #include "lab/errors.hpp"
+#include "lab/littles_law.hpp"
 #include "lab/verify.hpp"
+#include "simt/launch_observer.hpp"
+#if RL_WITH_CUDA
+#include "lab/kernel_resources.hpp"
+#endif
 
 namespace rl::lab {
 
@@ -78,8 +83,38 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+// The kernels a launcher starts while it lives (the CUDA backend reports them; simt does not).
+class LaunchLog {
+ public:
+  LaunchLog() : previous_(launch_observer()) { launch_observer() = {&record, this}; }
+  ~LaunchLog() { launch_observer() = previous_; }
+  LaunchLog(const LaunchLog&) = delete;
+  LaunchLog& operator=(const LaunchLog&) = delete;
+  const std::vector<LaunchRecord>& records() const { return records_; }
+
+ private:
+  static void record(const LaunchRecord& r, void* self) { static_cast<LaunchLog*>(self)->records_.push_back(r); }
+  LaunchObserver previous_;
+  std::vector<LaunchRecord> records_;
+};
+
+// Little's law for the row, from its first launch's occupancy (the kernel that reads the input).
+void predict(Row& row, const gallery::Entry& e, const Plan& plan, const std::vector<LaunchRecord>& launches,
+             const DeviceInfo& info, const MemoryLatency& latency, double ceiling) {
+#if RL_WITH_CUDA
+  if (launches.empty()) return;
+  const KernelResources k = kernel_resources(launches.front());
+  row.bytes_in_flight_per_sm = bytes_in_flight_per_sm(e, gallery::input_bytes(e, plan.dtype, plan.accumulate), k.block,
+                                                      k.max_blocks_per_sm, k.grid, info.sm_count);
+  if (row.bytes_in_flight_per_sm)
+    row.predicted_gb_per_s = predicted_gb_per_s(*row.bytes_in_flight_per_sm, info.sm_count, latency.dram_ns, ceiling);
+#else
+  (void)row, (void)e, (void)plan, (void)launches, (void)info, (void)latency, (void)ceiling;
+#endif
+}
+
 Row run_one(const gallery::Entry& e, const Plan& plan, Device& device, const HostArray& input,
-            const Expected& expected) {
+            const Expected& expected, const std::optional<MemoryLatency>& latency, double ceiling) {
   Row row;
   row.id = e.id;
   row.name = e.name;
@@ -137,8 +172,10 @@ Row run_one(const gallery::Entry& e, const Plan& plan, Device& device, const Hos
       device.fill(result.get(), 0xFF, acc_bytes);  // poison: an unwritten result cannot pass
       if (plan.flush_l2) device.flush_l2();
       if (rep < 0) {
+        LaunchLog log;
         launch(args);
         device.synchronize();
+        if (latency) predict(row, e, plan, log.records(), info, *latency, ceiling);
       } else {
         times.push_back(device.time_ms([&] { launch(args); }));
       }
@@ -193,9 +230,11 @@ RunReport run(const Plan& plan, Device& device) {
   report.device = device.info();
   report.plan = plan;
   if (device.info().backend == Backend::cuda && plan.measure_ceiling) report.read_ceiling_gbs = device.read_ceiling_gbs();
+  if (device.info().backend == Backend::cuda && plan.littles_law && plan.timed) report.latency = device.memory_latency();
   const HostArray input = make_input(plan.dtype, plan.n, plan.seed);
   const Expected expected = expect(input, plan.op, plan.accumulate);
-  for (const auto* e : plan.kernels) report.rows.push_back(run_one(*e, plan, device, input, expected));
+  for (const auto* e : plan.kernels)
+    report.rows.push_back(run_one(*e, plan, device, input, expected, report.latency, report.read_ceiling_gbs));
 
   // Speedups: against the previous timed row, and against reduceNeighbored (the first rung).
   double baseline = 0, previous = 0;

@@ -2,6 +2,7 @@
 // `reducelab run`: each kernel of a plan is uploaded, warmed up, timed over repeats, verified
 // against the CPU reference and turned into a Row.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct Plan {
   std::uint64_t seed = 1;
   bool flush_l2 = true;
   bool measure_ceiling = true;  // off under compute-sanitizer, where it would take minutes
+  bool littles_law = true;      // GPU: measure the latency, predict each row's GB/s from it
   bool timed = true;            // false: one verified launch, no timed repeats (explain)
 };
 
@@ -51,11 +53,18 @@ struct Row {
   bool deterministic = true;      // repeats gave the same bits
   bool unsafe = false;
   std::string note;               // why skipped, the error, race reports, wrapping
+  // Little's law (GPU only; empty on simt and where the registry declares no loads per thread):
+  // bytes the kernel keeps in flight per SM = resident threads per SM (occupancy) x independent
+  // loads per thread x bytes per load; predicted GB/s = min(read ceiling, SMs x that / latency).
+  std::optional<double> bytes_in_flight_per_sm;
+  std::optional<double> predicted_gb_per_s;
 };
+
 
 struct RunReport {
   DeviceInfo device;
   double read_ceiling_gbs = 0;
+  std::optional<MemoryLatency> latency;  // measured when the plan asks for Little's law (GPU)
   Plan plan;
   std::vector<Row> rows;
   bool all_ok() const;

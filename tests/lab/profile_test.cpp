@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <set>
 
+#include "fmt/format.h"
 #include "lab/errors.hpp"
+#include "lab/explain.hpp"
 #include "lab/profile.hpp"
 
 namespace {
@@ -113,6 +115,68 @@ TEST(Profile, NcuFromTheEnvironmentMustBeExecutable) {
   ::setenv("REDUCELAB_NCU", "/bin/sh", 1);
   EXPECT_EQ(lab::find_ncu(), "/bin/sh");
   ::unsetenv("REDUCELAB_NCU");
+}
+
+}  // namespace
+
+namespace {
+using namespace rl;
+
+// `profile --compare` on canned ncu output: BC_addKernel, n = 2048, block 256, float, as ncu
+// reports it for the kernel's launch (8 blocks). The SIMT recorder's counts of the same plan:
+// 64 warp loads of 32 floats (64 requests, 256 sectors) and 8 one-lane stores of the block's
+// partial (8 requests, 8 sectors); in shared memory 360 warp accesses taking 1200 wavefronts,
+// so 840 of them are bank conflicts. The canned counters split the same totals into loads and
+// stores as ncu does; a second page differs by one sector.
+std::string canned(int load_sectors) {
+  return fmt::format(R"csv("ID","Kernel Name","Block Size","Grid Size","smsp__inst_executed_op_global_ld.sum","smsp__inst_executed_op_global_st.sum","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","l1tex__t_requests_pipe_lsu_mem_global_op_st.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum","smsp__inst_executed_op_shared_ld.sum","smsp__inst_executed_op_shared_st.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum","smsp__thread_inst_executed_per_inst_executed.ratio"
+"","","","","inst","inst","","","sector","sector","inst","inst","","","","",""
+"0","BC_addKernel","(256, 1, 1)","(8, 1, 1)","64","8","64","8","{}","8","240","120","800","400","560","280","21.7"
+)csv",
+                     load_sectors);
+}
+
+TEST(ProfileCompare, SimtCountsBesideNcuCountersOfTheSameLaunch) {
+  lab::Plan p;
+  p.kernels = {gallery::find("bc-add")};
+  p.n = 2048;
+  p.block = 256;
+  p.dtype = reducelab::Dtype::float32;
+  const auto simt = lab::explain(p);
+  ASSERT_EQ(simt.row.status, "ok");
+  const auto kernels = lab::parse_ncu_csv(canned(256));
+  ASSERT_EQ(kernels.size(), 1u);
+  const auto same = lab::compare_counts(simt.counts, kernels[0]);
+  ASSERT_EQ(same.size(), 7u);
+  const double expected_simt[] = {72, 72, 264, 360, 1200, 840};
+  for (std::size_t k = 0; k < 6; ++k) {
+    EXPECT_TRUE(same[k].comparable) << same[k].what;
+    EXPECT_DOUBLE_EQ(*same[k].simt, expected_simt[k]) << same[k].what;
+    EXPECT_TRUE(same[k].equal) << same[k].what << ": simt " << *same[k].simt << " ncu " << *same[k].gpu;
+  }
+  EXPECT_FALSE(same[6].comparable);  // lanes per instruction: counted on the GPU only
+  EXPECT_DOUBLE_EQ(*same[6].gpu, 21.7);
+
+  const auto off = lab::compare_counts(simt.counts, lab::parse_ncu_csv(canned(257))[0]);
+  EXPECT_FALSE(off[2].equal);
+  EXPECT_DOUBLE_EQ(*off[2].gpu, 265);
+  EXPECT_TRUE(off[0].equal);
+
+  // A counter ncu did not print is not called equal.
+  auto partial = kernels[0];
+  partial.values.erase("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
+  const auto missing = lab::compare_counts(simt.counts, partial);
+  EXPECT_FALSE(missing[2].gpu);
+  EXPECT_FALSE(missing[2].equal);
+  EXPECT_EQ(missing[2].note, "ncu did not report it");
+}
+
+TEST(ProfileCompare, AsksNcuForEveryComparedMetric) {
+  const std::string list = lab::ncu_compare_metric_list();
+  for (const char* m : {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "smsp__inst_executed_op_shared_st.sum",
+                        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                        "smsp__thread_inst_executed_per_inst_executed.ratio"})
+    EXPECT_NE(list.find(m), std::string::npos) << m;
 }
 
 }  // namespace
