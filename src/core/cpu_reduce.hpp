@@ -95,7 +95,10 @@ typename Sem::Out cpu_reduce(const T* x, std::uint64_t n, unsigned threads) {
 
 namespace reducelab::cpu {
 template <class T, class Op>
-result_t<T, Op> reduce(const T* input, std::uint64_t n, Op, unsigned threads) {
-  return detail::cpu_reduce<T, detail::semantics_t<T, Op>>(input, n, threads);
+Result<result_t<T, Op>> reduce(const T* input, std::uint64_t n, Op, unsigned threads) {
+  Result<result_t<T, Op>> r;
+  r.status = detail::check_input<Op>(input, n);
+  if (r.status) r.value = detail::cpu_reduce<T, detail::semantics_t<T, Op>>(input, n, threads);
+  return r;
 }
 }  // namespace reducelab::cpu

@@ -100,8 +100,20 @@ struct Report {
   Plan plan;
   std::vector<Row> rows;
   std::vector<std::string> notes; // what did not run, and why
+  std::vector<std::string> skipped;  // sizes asked for that did not run, and why (also in notes)
   bool all_verified() const;
+  // Why the run does not count as a success (a row failed, no row ran, a size was skipped), or
+  // empty.
+  std::string shortfall() const;
 };
+
+// What a sweep with an input of 1 GiB or more will take, said before it starts: the largest
+// input's memory and, on the CPU, roughly how long at this machine's measured read rate. Empty
+// for smaller sweeps. Sizes over 80% of host_free are left out (they are skipped).
+std::string cost_estimate(const Plan& plan, std::size_t host_free);
+
+// One line: how many rows verified, and the shortfall if there is one.
+std::string summary(const Report& r);
 
 // The fastest a reduction of `bytes` can be: one launch, then every byte at the read ceiling.
 // 0 when either floor is unknown.

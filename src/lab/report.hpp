@@ -24,6 +24,9 @@ nlohmann::json to_json(const DeviceInfo& d);
 nlohmann::json to_json(const RunReport& r);
 nlohmann::json registry_json();
 
+// One line of what the run did: how many rows verified, skipped or failed, and why it does not
+// count as a success when it does not.
+std::string summary(const RunReport& r);
 void print_run(const RunReport& r, Format f, std::ostream& out);
 void print_list(Format f, std::ostream& out);
 void print_explain(const ExplainReport& r, Format f, std::ostream& out);

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""NumPy (and math.fsum) as an oracle for reducelab's operations.
+
+Generates edge cases for every element type x operation (empty input, integer overflow, mean
+rounding, signed zeros, NaN and infinities, the largest finite values, one element, sizes around
+the library's tiles, random data), runs `reducelab reduce` on each through the CPU backend and
+the library's kernel on the SIMT emulator, and compares with NumPy. Where reducelab deliberately
+differs from NumPy, the rule is one function below, named for it.
+
+usage: oracle_test.py REDUCELAB TMPDIR        exit 0: all cases agree; 1: a case differs;
+                                               77: NumPy is missing (skipped, says why)
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+from fractions import Fraction
+
+try:
+    import numpy as np
+except ImportError:
+    print("oracle: skipped: NumPy is not installed (Debian: python3-numpy, see scripts/deps)")
+    sys.exit(77)
+
+OPS = ["sum", "prod", "min", "max", "mean", "argmin", "argmax"]
+INT_TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
+             "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64}
+FLOAT_TYPES = {"half": np.float16, "bf16": None, "float": np.float32, "double": np.float64}
+
+
+# --- the rules where reducelab deliberately differs from NumPy ------------------------------
+
+def rule_wider_result_type(dtype, op):
+    """Integer sums and products are returned in 64 bits (signed or unsigned as the input), and
+    wrap modulo 2^64; half, bf16 and float sums and products are returned as float; means are
+    double. NumPy keeps int8..int32 sums in the platform's int64 too, but float16 sums in
+    float16."""
+    if op in ("sum", "prod"):
+        if dtype in INT_TYPES:
+            return "int64" if dtype.startswith("int") else "uint64"
+        return "double" if dtype == "double" else "float"
+    if op == "mean":
+        return "double"
+    return dtype
+
+
+def wrap64(v, signed):
+    v %= 1 << 64
+    if signed and v >= 1 << 63:
+        v -= 1 << 64
+    return v
+
+
+def rule_signed_zero_order(values, op, numpy_index):
+    """-0 orders below +0 for min, max, argmin and argmax alike (NumPy treats them as equal and
+    returns whichever comes first). So min of zeros is -0 when there is one, max is +0 when there
+    is one, and argmin/argmax name the first such zero: the element min/max return."""
+    best = values[numpy_index]
+    if best != 0 or math.isnan(best):
+        return numpy_index
+    zeros = [i for i, v in enumerate(values) if v == 0]
+    want_negative = op in ("min", "argmin")
+    signed = [i for i in zeros if math.copysign(1.0, values[i]) < 0] if want_negative else \
+             [i for i in zeros if math.copysign(1.0, values[i]) > 0]
+    return signed[0] if signed else zeros[0]
+
+
+def rule_empty_input(op):
+    """n == 0: sum is 0, prod is 1, mean is NaN (NumPy: 0, 1, NaN with a warning); min, max,
+    argmin and argmax have no value: reducelab reports Errc::empty_input and the CLI exits 1
+    (NumPy raises ValueError)."""
+    return {"sum": 0, "prod": 1, "mean": math.nan}.get(op)
+
+
+def float_sum_or_mean_close(got, values, op, result_type):
+    """Floating-point sums, means and products: within a tolerance of the exact value (math.fsum
+    for sums, the exact product for products), since their order of combination differs from
+    NumPy's pairwise order. Infinities and NaN must match exactly. The mean is the sum as op::sum
+    carries it (in double for every floating type) divided by n in double: a float mean does not
+    overflow where the float sum does, a double mean does (as NumPy's)."""
+    n = len(values)
+    if any(math.isnan(v) for v in values):
+        return math.isnan(got)
+    if op in ("sum", "mean"):
+        if any(math.isinf(v) for v in values):
+            signs = {math.copysign(1, v) for v in values if math.isinf(v)}
+            return math.isnan(got) if len(signs) == 2 else got == math.copysign(math.inf, signs.pop())
+        try:
+            exact = math.fsum(values)
+            scale = math.fsum(abs(v) for v in values)
+        except OverflowError:
+            # Past the largest double on the way (only double inputs get there): exact rationals.
+            # The sum is carried in double, so it overflows to +-inf where the exact sum does, and
+            # may where a partial sum does; the mean is that carried sum / n.
+            exact_q = sum(Fraction(v) for v in values)
+            if abs(exact_q) > Fraction(sys.float_info.max):
+                return got == math.copysign(math.inf, 1 if exact_q > 0 else -1)
+            want = float(exact_q / n if op == "mean" else exact_q)
+            return math.isinf(got) or math.isclose(got, want, rel_tol=2.0**-50)
+        want = exact / n if op == "mean" else exact
+        limit = float(np.finfo(np.float32).max) if result_type == "float" else sys.float_info.max
+        if op == "sum" and abs(want) > limit * (1 + 2.0**-25):
+            return got == math.copysign(math.inf, want)
+        rel = 2.0**-23 if result_type == "float" else 2.0**-52
+        tol = rel * abs(want) + n * 2.0**-52 * (scale / n if op == "mean" else scale)
+        return abs(got - want) <= tol
+    exact = Fraction(1)  # prod
+    for v in values:
+        if math.isinf(v) or math.isnan(v):
+            return True  # covered by the NaN/inf cases of sums; products of infinities are IEEE's
+        exact *= Fraction(v)
+    want = float(exact) if abs(exact) < Fraction(sys.float_info.max) else math.copysign(math.inf, 1 if exact > 0 else -1)
+    if result_type == "float" and abs(want) > float(np.finfo(np.float32).max):
+        return math.isinf(got)
+    return math.isclose(got, want, rel_tol=1e-5 if result_type == "float" else 1e-12, abs_tol=1e-300)
+
+
+# --- inputs ---------------------------------------------------------------------------------
+
+def bf16_round(a):
+    """float32 values rounded to bfloat16 (nearest, ties to even), as float32 and as raw bits."""
+    bits = np.asarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    nan = np.isnan(np.asarray(a, dtype=np.float32))
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    rounded[nan] = 0x7FC0
+    return (rounded.astype(np.uint32) << 16).view(np.float32), rounded
+
+
+def cases_for(dtype, rng):
+    """(name, list of Python numbers) for one element type."""
+    out = [("empty", []), ("one", [5]), ("one-negative" if dtype[0] != "u" else "one-max", [-3 if dtype[0] != "u" else 255])]
+    if dtype in INT_TYPES:
+        info = np.iinfo(INT_TYPES[dtype])
+        lo, hi = int(info.min), int(info.max)
+        out += [("extremes", [lo, hi, lo, hi, 0]),
+                ("overflow", [hi] * 1000 + [lo // 2] * 7),
+                ("all-max", [hi] * 70001),
+                ("all-min", [lo] * 3001)]
+        if dtype == "int64":
+            p53 = 1 << 53
+            out += [("mean-rounding", [p53 + 1, p53 + 2, 3]), ("mean-wrap", [1 << 62, 1 << 62])]
+        if dtype == "uint64":
+            out += [("mean-wrap", [1 << 63, 1 << 63]), ("sticky", [(1 << 54) + 2, 1])]
+        for n in (31, 257, 8193, 20011):
+            out.append((f"random-{n}", [int(v) for v in rng.integers(lo, hi, size=n, endpoint=True, dtype=np.int64 if lo < 0 else np.uint64)]))
+        out.append(("small-prod", [int(v) for v in rng.integers(1, 3, size=40)]))
+    else:
+        big = {"half": 65504.0, "bf16": 3.3895313892515355e38, "float": float(np.finfo(np.float32).max),
+               "double": sys.float_info.max}[dtype]
+        nan, inf = math.nan, math.inf
+        out += [("signed-zeros-up", [-0.0, 0.0]), ("signed-zeros-down", [0.0, -0.0]),
+                ("zeros-mixed", [0.0, 0.0, -0.0, 0.0, -0.0]), ("negative-zeros", [-0.0, -0.0]),
+                ("nan-first", [nan, 1.0, -2.0]), ("nan-later", [1.0, -2.0, nan, 3.0, nan]),
+                ("infinities", [1.0, inf, -5.0]), ("both-infinities", [inf, -inf, 2.0]),
+                ("largest", [big, big]), ("largest-and-negative", [big, -big, big]),
+                ("ties", [3.0, 1.0, 3.0, 1.0])]
+        for n in (33, 1000, 8195, 20011):
+            out.append((f"random-{n}", [float(v) for v in rng.standard_normal(n) * 100]))
+        out.append(("near-one-prod", [float(v) for v in 1 + rng.standard_normal(50) / 64]))
+        z = [0.0] * 9000
+        z[8999] = -0.0
+        z[4100] = -0.0
+        out.append(("zeros-far-apart", z))
+    return out
+
+
+def as_array(dtype, values):
+    """The file's array, and the values as the library sees them (rounded to the type)."""
+    if dtype == "bf16":
+        f32, bits = bf16_round(np.array(values, dtype=np.float64).astype(np.float32))
+        return bits, [float(v) for v in f32]
+    if dtype in INT_TYPES:
+        a = np.array(values, dtype=object).astype(INT_TYPES[dtype])
+        return a, [int(v) for v in a]
+    a = np.array(values, dtype=np.float64).astype(FLOAT_TYPES[dtype])
+    return a, [float(v) for v in a]
+
+
+# --- expected values -------------------------------------------------------------------------
+
+def parse_value(text, result_type):
+    if isinstance(text, int):
+        return text
+    if result_type in ("half", "bf16", "float"):
+        return float(np.float32(text))
+    return float(text)
+
+
+def same_float(a, b):
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b and math.copysign(1, a) == math.copysign(1, b)
+
+
+def check(dtype, op, values, arr, out):
+    """None when reducelab's answer `out` (a JSON object) is right; else what is wrong."""
+    n = len(values)
+    rtype = rule_wider_result_type(dtype, op)
+    if n == 0:
+        want = rule_empty_input(op)
+        if want is None:
+            return None if "empty input" in out.get("error", "") else f"want empty_input, got {out}"
+        got = parse_value(out["value"], rtype)
+        return None if (math.isnan(want) and math.isnan(got)) or got == want else f"want {want}, got {got}"
+    if "error" in out:
+        return f"unexpected error {out['error']}"
+    got = parse_value(out["value"], rtype)
+    integer = dtype in INT_TYPES
+    if op in ("sum", "prod"):
+        if integer:
+            exact = sum(values) if op == "sum" else math.prod(values)
+            want = wrap64(exact, rtype == "int64")
+            return None if got == want else f"want {want} (wrapped {exact}), got {got}"
+        return None if float_sum_or_mean_close(got, values, op, rtype) else f"got {got!r}"
+    if op == "mean":
+        if integer:
+            want = float(Fraction(sum(values), n))  # the exact quotient, rounded once
+            return None if got == want else f"want {want!r}, got {got!r}"
+        return None if float_sum_or_mean_close(got, values, op, rtype) else f"got {got!r}"
+    # min, max, argmin, argmax against NumPy (first NaN wins, first occurrence on ties)
+    npf = {"min": np.min, "max": np.max, "argmin": np.argmin, "argmax": np.argmax}[op]
+    data = np.array(values, dtype=object if integer else np.float64)
+    if op.startswith("arg"):
+        idx = int(npf(data)) if not integer else int(np.argmin(data) if op == "argmin" else np.argmax(data))
+        if not integer:
+            idx = rule_signed_zero_order(values, op, idx)
+        want_value = values[idx]
+        got_index = out.get("index")
+        if got_index != idx:
+            return f"want index {idx}, got {got_index}"
+        ok = got == want_value if integer else same_float(got, float(want_value))
+        return None if ok else f"want value {want_value}, got {got}"
+    if integer:
+        want = int(npf(data))
+        return None if got == want else f"want {want}, got {got}"
+    i = int(np.argmin(data) if op == "min" else np.argmax(data))
+    if math.isnan(values[i]) or any(math.isnan(v) for v in values):
+        return None if math.isnan(got) else f"want nan, got {got}"
+    want = values[rule_signed_zero_order(values, op, i)]
+    return None if same_float(got, want) else f"want {want!r}, got {got!r}"
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    reducelab, tmp = sys.argv[1], sys.argv[2]
+    os.makedirs(tmp, exist_ok=True)
+    rng = np.random.default_rng(20261123)
+    cases = failures = 0
+    for dtype in list(INT_TYPES) + list(FLOAT_TYPES):
+        for name, raw in cases_for(dtype, rng):
+            arr, values = as_array(dtype, raw)
+            if dtype == "bf16":
+                path = os.path.join(tmp, f"{dtype}-{name}.raw")
+                arr.tofile(path)
+                extra = ["--dtype", "bf16"]
+            else:
+                path = os.path.join(tmp, f"{dtype}-{name}.npy")
+                np.save(path, arr)
+                extra = []
+            for backend in ("cpu", "simt"):
+                if backend == "simt" and len(values) > 10000 and name != "zeros-far-apart":
+                    continue  # the emulator is slow; the CPU backend covers the large sizes
+                for op in OPS:
+                    cmd = [reducelab, "--backend", backend, "reduce", "--input", path, "--op", op,
+                           "--format", "json"] + extra
+                    p = subprocess.run(cmd, capture_output=True, text=True)
+                    cases += 1
+                    try:
+                        out = json.loads(p.stdout)
+                    except ValueError:
+                        out = None
+                    problem = None
+                    if out is None:
+                        problem = f"no JSON (exit {p.returncode}): {p.stderr.strip()}"
+                    elif ("error" in out) != (p.returncode != 0):
+                        problem = f"exit {p.returncode} does not match {out}"
+                    else:
+                        problem = check(dtype, op, values, arr, out)
+                    if problem:
+                        failures += 1
+                        print(f"DIFFERS {dtype} {op} {backend} {name} (n = {len(values)}): {problem}")
+    print(f"oracle: {cases} cases, {failures} differ from NumPy/fsum beyond the named rules")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
