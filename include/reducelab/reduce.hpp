@@ -36,7 +36,8 @@ using stream_t = CUstream_st*;  // the same type as cudaStream_t; nullptr is the
 //                   n == 0: Errc::empty_input, nothing is written.
 //   mean            double. Integers: the exact sum (128-bit, it cannot wrap) divided by n and
 //                   rounded once to the nearest double. Floating point: the sum as op::sum
-//                   computes it, then divided by n in double. n == 0: NaN.
+//                   computes it (carried in double, not rounded to float first), then divided
+//                   by n in double. n == 0: NaN.
 //   argmin, argmax  ArgResult<T>: the value and the index of its first occurrence, by the order
 //                   min and max use (-0 below +0, so argmin/argmax pick the element min/max
 //                   return); a NaN counts as the extreme, so the first NaN wins.

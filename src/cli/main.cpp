@@ -256,7 +256,8 @@ int run_cli(int argc, char** argv) {
   rargs.format = "text";
   reduce->add_option("--input", rargs.input, "FILE.npy, or a file of raw little-endian elements of --dtype")->required();
   reduce->add_option("--dtype", rargs.dtype, "int8..int64, uint8..uint64, half, bf16, float, double (raw files)");
-  reduce->add_option("--op", rargs.op, "sum, prod, min, max, mean, argmin or argmax")->required();
+  reduce->add_option("--op", rargs.op, "sum, prod, min, max, mean, argmin or argmax; several: one result per line")
+      ->required();
   reduce->add_option("--format", rargs.format, "text or json")->capture_default_str();
 
   try {
@@ -278,14 +279,28 @@ int run_cli(int argc, char** argv) {
   if (*reduce) {  // takes --backend cpu, like bench
     rargs.backend = backend == "auto" ? "cpu" : backend;
     if (rargs.backend == "simt") configure_simt(schedule, checks);
-    const lab::ReduceFileResult r = lab::reduce_file(rargs);
-    lab::print_reduce_file(r, rargs.format, std::cout);
-    if (!r.error.empty()) {
-      std::cout.flush();
-      std::fprintf(stderr, "reducelab: error: %s\n", r.error.c_str());
-      return 1;
+    // Several operations (--op min,max) give one result each, in order; every one is checked
+    // before any runs.
+    std::vector<lab::ReduceFileResult> results;
+    std::vector<std::string> ops;
+    std::stringstream ss(rargs.op);
+    for (std::string o; std::getline(ss, o, ',');) ops.push_back(o);
+    if (ops.empty()) throw UsageError(fmt::format("--op {}: no operation given", rargs.op));
+    for (const std::string& o : ops) {
+      lab::ReduceFileArgs one = rargs;
+      one.op = o;
+      results.push_back(lab::reduce_file(one));
     }
-    return 0;
+    int status = 0;
+    for (const auto& r : results) {
+      lab::print_reduce_file(r, rargs.format, std::cout);
+      if (!r.error.empty()) {
+        std::cout.flush();
+        std::fprintf(stderr, "reducelab: error: %s\n", r.error.c_str());
+        status = 1;
+      }
+    }
+    return status;
   }
   const auto choice = parse_backend(backend);
   configure_simt(schedule, checks);

@@ -271,7 +271,8 @@ Plan parse(const Args& a) {
   }
   auto same = [](const std::string& x, const std::string& y) {
     std::error_code ec;
-    return std::filesystem::weakly_canonical(x, ec) == std::filesystem::weakly_canonical(y, ec);
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(x, ec), ec) ==
+           std::filesystem::weakly_canonical(std::filesystem::absolute(y, ec), ec);
   };
   if (!a.out.empty() && !a.json.empty() && same(a.out, a.json))
     throw UsageError(fmt::format("--out {} --json {}: the same file twice; the JSON would overwrite the output", a.out, a.json));
