@@ -238,6 +238,7 @@ Plan parse(const Args& a) {
     if (std::find(p.impls.begin(), p.impls.end(), *it) == p.impls.end()) p.impls.push_back(*it);
   }
   if (!a.impls.empty() && p.impls.empty()) throw UsageError(fmt::format("--impls {}: no implementation given", a.impls));
+  p.impls_named = !p.impls.empty();
   if (p.impls.empty()) p.impls.assign(std::begin(kAllImpls), std::end(kAllImpls));
   if (p.cpu && std::find(p.impls.begin(), p.impls.end(), Impl::reducelab) == p.impls.end())
     throw UsageError(fmt::format("--impls {}: only reducelab runs with --backend cpu", a.impls));
@@ -568,6 +569,10 @@ void add_absence_notes(Report& r, bool cpu) {
       else it->second += ", " + what;
     }
     for (const auto& [why, cases] : reasons) note_once(r, fmt::format("{}: no rows for {}: {}", name(impl), cases, why));
+    // Named in --impls and absent from every case: what was asked for did not run.
+    if (r.plan.impls_named && !(cpu && impl != Impl::reducelab) && reasons.size() == 1 &&
+        std::all_of(r.plan.cases.begin(), r.plan.cases.end(), [&](const Case& c) { return !absent_because(impl, c, cpu).empty(); }))
+      skip(r, fmt::format("{}: no rows for any case asked for: {}", name(impl), reasons.front().first));
   }
 }
 
@@ -629,7 +634,7 @@ std::string Report::shortfall() const {
     return "no rows ran" + (skipped.empty() ? std::string() : ": " + skipped.front() +
                                                              (skipped.size() > 1 ? fmt::format(" (and {} more)", skipped.size() - 1) : ""));
   if (!skipped.empty())
-    return fmt::format("{} size(s) asked for did not run: {}{}", skipped.size(), skipped.front(),
+    return fmt::format("{} part(s) asked for did not run: {}{}", skipped.size(), skipped.front(),
                        skipped.size() > 1 ? " (see the notes)" : "");
   return {};
 }

@@ -55,6 +55,7 @@ struct Plan {
   std::vector<std::size_t> sizes;  // ascending, distinct
   std::vector<Case> cases;         // in the order they are reported
   std::vector<Impl> impls;
+  bool impls_named = false;        // --impls was given: an implementation with no rows at all is a shortfall
   std::vector<L2> l2;              // flushed, warm or both
   int repeats = 0;                 // 0 until resolved: 20 on a GPU, 10 on the CPU
   std::uint64_t seed = 1;
@@ -100,10 +101,10 @@ struct Report {
   Plan plan;
   std::vector<Row> rows;
   std::vector<std::string> notes; // what did not run, and why
-  std::vector<std::string> skipped;  // sizes asked for that did not run, and why (also in notes)
+  std::vector<std::string> skipped;  // what was asked for and did not run, and why (also in notes)
   bool all_verified() const;
-  // Why the run does not count as a success (a row failed, no row ran, a size was skipped), or
-  // empty.
+  // Why the run does not count as a success (a row failed, no row ran, a size or a named
+  // implementation was skipped), or empty.
   std::string shortfall() const;
 };
 

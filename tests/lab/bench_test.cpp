@@ -148,7 +148,7 @@ TEST(BenchSummary, NothingRunOrSkippedIsAShortfall) {
   b::Row ok;
   ok.verified = true;
   r.rows.push_back(ok);
-  EXPECT_NE(r.shortfall().find("1 size(s) asked for did not run"), std::string::npos);
+  EXPECT_NE(r.shortfall().find("1 part(s) asked for did not run"), std::string::npos);
   r.skipped.clear();
   EXPECT_EQ(r.shortfall(), "");
   EXPECT_EQ(b::summary(r), "all 1 rows verified");
