@@ -136,6 +136,21 @@ Loaded load(const ReduceFileArgs& a) {
   return l;
 }
 
+// The bits of a floating-point result, as hex ("0x7fc00000"): tells NaNs apart.
+template <class V>
+std::string bits_text(V v) {
+  if constexpr (std::is_same_v<V, reducelab::half> || std::is_same_v<V, reducelab::bfloat16>) {
+    return fmt::format("{:#06x}", v.bits);
+  } else if constexpr (std::is_floating_point_v<V>) {
+    using U = std::conditional_t<sizeof(V) == 4, std::uint32_t, std::uint64_t>;
+    U u;
+    std::memcpy(&u, &v, sizeof u);
+    return fmt::format("{:#0{}x}", u, 2 + 2 * sizeof(V));
+  } else {
+    return {};
+  }
+}
+
 template <class V>
 std::string value_text(V v, bool* integer) {
   if constexpr (std::is_same_v<V, reducelab::half> || std::is_same_v<V, reducelab::bfloat16>) {
@@ -173,9 +188,11 @@ void reduce_typed(const Loaded& l, const std::string& backend, ReduceFileResult&
   }
   if constexpr (std::is_same_v<Op, reducelab::op::argmin> || std::is_same_v<Op, reducelab::op::argmax>) {
     r.value = value_text(v.value, &r.integer_value);
+    r.bits = bits_text(v.value);
     r.index = v.index;
   } else {
     r.value = value_text(v, &r.integer_value);
+    r.bits = bits_text(v);
   }
 }
 
@@ -218,6 +235,7 @@ void print_reduce_file(const ReduceFileResult& r, const std::string& format, std
     else if (r.integer_value) j["value"] = nlohmann::json::parse(r.value);
     else j["value"] = r.value;
     if (r.index && r.error.empty()) j["index"] = *r.index;
+    if (!r.bits.empty() && r.error.empty()) j["bits"] = r.bits;
     out << j.dump() << '\n';
     return;
   }

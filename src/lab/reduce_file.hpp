@@ -24,6 +24,7 @@ struct ReduceFileResult {
   // to the same value ("nan", "inf", "-inf", "-0"). Empty when there is none (status set).
   std::string value;
   bool integer_value = false;
+  std::string bits;                   // a floating-point value's bits in hex, in its own width
   std::optional<std::int64_t> index;  // argmin/argmax
   std::string error;                  // the library's Status message when it returned an error
 };
