@@ -16,6 +16,7 @@
 // and user operations follow an order fixed by n alone (docs/performance.md).
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "reducelab/types.hpp"
@@ -26,18 +27,26 @@ namespace reducelab {
 
 using stream_t = CUstream_st*;  // the same type as cudaStream_t; nullptr is the default stream
 
-// The built-in operations. Each is a tag; what it computes and returns:
-//   sum             accumulate_t<T> (int32 -> int64, half -> float, ...). Integers wrap at 64
-//                   bits. Floating-point sums are exact: the real sum of the elements rounded once
-//                   to nearest-even (docs/performance.md, "Exact sums"); NaN if any element is NaN
-//                   or both infinities occur, else an infinity if one occurs; a rounded sum past
-//                   the type's range is +-inf; an exact zero is +0 unless every element is -0.
-//   prod            accumulate_t<T>; floating-point products follow the order fixed by n
-//   min, max        T; NaN wins as in NumPy (any NaN in the input gives NaN); min(-0, +0) is -0
-//   mean            double: the sum divided by n, rounded once (exact for floating-point
-//                   elements); NaN when n == 0
-//   argmin, argmax  ArgResult<T>: the value and the index of its first occurrence; a NaN counts
-//                   as the extreme (NumPy's rule), so the first NaN wins
+// The built-in operations. Each is a tag; what it computes, returns, and does at the edges
+// (the same on the GPU, in cpu::reduce and on the SIMT emulator; docs/contract.md in full):
+//   sum             accumulate_t<T> (int32 -> int64, half -> float, ...). Integers wrap modulo
+//                   2^64 (two's complement). Floating point: exact, the real sum of the elements
+//                   rounded once to nearest-even (docs/performance.md, "Exact sums"); NaN if any
+//                   element is NaN or both infinities occur, else an infinity if one occurs; a
+//                   rounded sum past the type's range is +-inf; an exact zero is +0 unless every
+//                   element is -0. n == 0: +0.
+//   prod            accumulate_t<T>. Integers wrap modulo 2^64; floating-point products are
+//                   carried in double (float, half, bf16) in an order fixed by n; overflow gives
+//                   +-inf, 0 * inf and any NaN give NaN. n == 0: 1.
+//   min, max        T. Any NaN in the input gives NaN (NumPy's rule), reported as the canonical
+//                   quiet NaN. -0 orders below +0: min(-0, +0) is -0, max(-0, +0) is +0.
+//                   n == 0: Errc::empty_input, nothing is written.
+//   mean            double: the exact sum (128-bit for integers, exact for floating point)
+//                   divided by n and rounded once to the nearest double. n == 0: NaN.
+//   argmin, argmax  ArgResult<T>: the value and the index of its first occurrence, by the order
+//                   min and max use (-0 below +0, so argmin/argmax pick the element min/max
+//                   return); a NaN counts as the extreme, so the first NaN wins.
+//                   n == 0: Errc::empty_input, nothing is written.
 namespace op {
 struct sum {};
 struct prod {};
@@ -53,6 +62,24 @@ inline constexpr bool is_builtin_op =
     std::is_same_v<Op, op::sum> || std::is_same_v<Op, op::prod> || std::is_same_v<Op, op::min> ||
     std::is_same_v<Op, op::max> || std::is_same_v<Op, op::mean> ||
     std::is_same_v<Op, op::argmin> || std::is_same_v<Op, op::argmax>;
+
+// Whether an operation has no value on an empty input (min, max, argmin, argmax): reducing
+// n == 0 elements with it returns Errc::empty_input.
+template <class Op>
+inline constexpr bool needs_an_element = std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max> ||
+                                         std::is_same_v<Op, op::argmin> || std::is_same_v<Op, op::argmax>;
+
+template <class Op>
+constexpr const char* op_name() {
+  if constexpr (std::is_same_v<Op, op::sum>) return "sum";
+  else if constexpr (std::is_same_v<Op, op::prod>) return "prod";
+  else if constexpr (std::is_same_v<Op, op::min>) return "min";
+  else if constexpr (std::is_same_v<Op, op::max>) return "max";
+  else if constexpr (std::is_same_v<Op, op::mean>) return "mean";
+  else if constexpr (std::is_same_v<Op, op::argmin>) return "argmin";
+  else if constexpr (std::is_same_v<Op, op::argmax>) return "argmax";
+  else return "a user operation";
+}
 
 // A user operation is a functor with a value type, an identity and an associative combine:
 //   struct MaxAbs {
@@ -83,6 +110,7 @@ enum class Errc {
   no_device,         // built without CUDA, or no usable GPU
   out_of_memory,     // the workspace could not be allocated
   cuda_error,        // a CUDA call failed; cuda_error() holds its code
+  empty_input,       // n == 0 for an operation with no value on no elements (min, max, argmin, argmax)
 };
 
 class Status {
@@ -164,9 +192,11 @@ template <class T, class Op>
 [[nodiscard]] Status gpu_available();
 
 // The CPU backend: the same order, so the same bits, computed on `threads` cores (0: all).
+// Returns like reduce_to_host: check the Status (empty_input, or a null input with n > 0), then
+// read .value.
 namespace cpu {
 template <class T, class Op>
-result_t<T, Op> reduce(const T* input, std::uint64_t n, Op op, unsigned threads = 0);
+[[nodiscard]] Result<result_t<T, Op>> reduce(const T* input, std::uint64_t n, Op op, unsigned threads = 0);
 }  // namespace cpu
 
 // The element types and built-in operations compiled into the library (others: reduce.cuh).
@@ -183,7 +213,7 @@ result_t<T, Op> reduce(const T* input, std::uint64_t n, Op op, unsigned threads 
   extern template Result<result_t<T, op::OP>> reduce_to_host<T, op::OP>(const T*, std::uint64_t, \
                                                                         op::OP, stream_t);     \
   namespace cpu {                                                                              \
-  extern template result_t<T, op::OP> reduce<T, op::OP>(const T*, std::uint64_t, op::OP, unsigned); \
+  extern template Result<result_t<T, op::OP>> reduce<T, op::OP>(const T*, std::uint64_t, op::OP, unsigned); \
   }
 #define REDUCELAB_DECLARE_TYPE_(T) REDUCELAB_FOR_EACH_OP(REDUCELAB_DECLARE_, T)
 REDUCELAB_FOR_EACH_TYPE(REDUCELAB_DECLARE_TYPE_)

@@ -91,7 +91,7 @@ inline constexpr bool is_half_like = std::is_same_v<T, half> || std::is_same_v<T
 template <class T>
 inline constexpr bool is_floating = std::is_floating_point_v<T> || is_half_like<T>;
 
-// argmin/argmax result: the value and the index of its first occurrence (-1 when n == 0).
+// argmin/argmax result: the value and the index of its first occurrence.
 template <class T>
 struct ArgResult {
   T value{};

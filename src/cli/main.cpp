@@ -1,9 +1,12 @@
 // reducelab: parse, call a layer, print. Bad input is one line on stderr and exit status 2;
 // a row that fails verification makes the run exit 1.
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -15,6 +18,7 @@
 #include "lab/divergence_run.hpp"
 #include "lab/errors.hpp"
 #include "lab/profile.hpp"
+#include "lab/reduce_file.hpp"
 #include "lab/report.hpp"
 #include "lab/run.hpp"
 #include "render/explain_svg.hpp"
@@ -73,10 +77,30 @@ analysis::Extent2 parse_extent(const std::string& flag, const std::string& s) {
   analysis::Extent2 e;
   e.x = parse_size(flag, s.substr(0, x));
   e.y = x == std::string::npos ? 1 : parse_size(flag, s.substr(x + 1));
+  if (e.x == 0 || e.y == 0)
+    throw UsageError(fmt::format("{} {}: {} be at least 1", flag, s,
+                                 x == std::string::npos ? "it must" : "both dimensions must"));
   return e;
 }
 
-std::vector<const gallery::Entry*> parse_kernels(const std::string& spec, bool* all) {
+// A decimal integer 0..2^64-1 and nothing else ("-1", "", "12x" are refused).
+std::uint64_t parse_seed(const std::string& flag, const std::string& s) {
+  const bool digits = !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
+  std::uint64_t v = 0;
+  bool fits = digits;
+  if (digits) try {
+      std::size_t pos = 0;
+      v = std::stoull(s, &pos);
+      fits = pos == s.size();
+    } catch (const std::exception&) {
+      fits = false;
+    }
+  if (!fits) throw UsageError(fmt::format("{} {}: give a seed 0..18446744073709551615", flag, s));
+  return v;
+}
+
+// `flag` names the option (--kernels) or the subcommand's argument (explain) the ids came from.
+std::vector<const gallery::Entry*> parse_kernels(const std::string& flag, const std::string& spec, bool* all) {
   std::vector<const gallery::Entry*> out;
   *all = spec == "all";
   if (*all) {
@@ -86,11 +110,25 @@ std::vector<const gallery::Entry*> parse_kernels(const std::string& spec, bool* 
   std::stringstream ss(spec);
   for (std::string id; std::getline(ss, id, ',');) {
     if (id.empty()) continue;
+    if (id == "all") throw UsageError(fmt::format("{} {}: all stands alone; give all or a list of ids", flag, spec));
     const gallery::Entry* e = gallery::find(id);
-    if (!e) throw UsageError(fmt::format("--kernels {}: unknown kernel; known: all, {}", id, gallery::ids()));
+    if (!e) throw UsageError(fmt::format("{} {}: unknown kernel; known: all, {}", flag, id, gallery::ids()));
+    if (std::find(out.begin(), out.end(), e) != out.end())
+      throw UsageError(fmt::format("{} {}: {} is named twice", flag, spec, id));
     out.push_back(e);
   }
+  if (out.empty()) throw UsageError(fmt::format("{} {}: no kernel given", flag, spec));
   return out;
+}
+
+// An option given with an empty value (--n '') is refused rather than read as "not given".
+void reject_empty_values(const CLI::App& app) {
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->count() == 0 || o->get_type_size() == 0) continue;
+    for (const std::string& v : o->results())
+      if (v.empty()) throw UsageError(fmt::format("{} '': an empty value; give one or leave the option out", o->get_name()));
+  }
+  for (const CLI::App* sub : app.get_subcommands()) reject_empty_values(*sub);
 }
 
 void configure_simt(const std::string& schedule, const std::string& checks) {
@@ -104,7 +142,10 @@ void configure_simt(const std::string& schedule, const std::string& checks) {
     std::uint64_t seed = 1;
     if (schedule.size() > 6) {
       if (schedule[6] != ':') throw UsageError(fmt::format("--simt-schedule {}: write random or random:SEED", schedule));
-      seed = parse_size("--simt-schedule", schedule.substr(7));
+      const std::string text = schedule.substr(7);
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+        throw UsageError(fmt::format("--simt-schedule {}: SEED must be a decimal integer", schedule));
+      seed = parse_seed("--simt-schedule", text);
     }
     options.schedule = lab::SimtOptions::random;
     options.seed = seed;
@@ -139,7 +180,7 @@ int report_command(lab::BackendChoice choice, const std::string& out_dir, const 
   const fs::path parent = fs::absolute(fs::path(out_dir)).parent_path();
   if (!fs::is_directory(parent, ec)) throw UsageError(fmt::format("--out {}: no folder {}", out_dir, parent.string()));
   lab::Plan plan;
-  plan.kernels = parse_kernels(kernels, &plan.all_kernels);
+  plan.kernels = parse_kernels("--kernels", kernels, &plan.all_kernels);
   const auto d = reducelab::parse_dtype(dtype);
   if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", dtype, reducelab::dtype_choices()));
   plan.dtype = *d;
@@ -253,7 +294,7 @@ int run_cli(int argc, char** argv) {
   std::string kernels = "all", n_text, dtype = "int32", op = "sum", format = "table", accumulate = "wide";
   unsigned block = 512, param = 0;
   int repeats = 0;
-  std::uint64_t seed = 1;
+  std::string seed_text = "1";
   bool hot = false, no_ceiling = false;
   run->add_option("--kernels", kernels, "comma-separated ids, or all (see `reducelab list`)")->capture_default_str();
   run->add_option("--n", n_text, "elements (default 2^24 on a GPU, 2^16 on the SIMT emulator); 2^k and 16M work");
@@ -265,7 +306,7 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--param", param, "the kernel's knob, e.g. pmpp-coarsened's coarse factor (0: default)");
   run->add_option("--repeats", repeats, "timed repeats (default 20 on a GPU, 3 on simt)");
-  run->add_option("--seed", seed, "input seed: values are rand() & 0xFF as seed 000 draws them")->capture_default_str();
+  run->add_option("--seed", seed_text, "input seed: values are rand() & 0xFF as seed 000 draws them")->capture_default_str();
   run->add_flag("--hot", hot, "leave L2 warm between repeats (default: flush it)");
   run->add_flag("--no-ceiling", no_ceiling,
                 "skip measuring the read ceiling and the memory latency (for sanitizer runs); no predicted GB/s");
@@ -297,13 +338,25 @@ int run_cli(int argc, char** argv) {
   bench->add_option("--ops", bargs.ops, "sum, min, max (default: the issue's targets)");
   bench->add_option("--impls", bargs.impls, "reducelab, reducelab-nondet, cub, thrust (default: all)");
   bench->add_option("--repeat,--repeats", bargs.repeats, "timed repeats per row (default 20 on a GPU, 10 on the CPU)");
-  bench->add_option("--seed", bargs.seed, "input seed")->capture_default_str();
+  std::string bseed_text = "1";
+  bench->add_option("--seed", bseed_text, "input seed")->capture_default_str();
   bench->add_flag("--hot", bargs.hot, "leave L2 warm between repeats (default: flush it)");
   bench->add_flag("--both", bargs.both, "report L2-flushed and L2-warm rows");
   bench->add_option("--format", bargs.format, "table, csv or json")->capture_default_str();
   bench->add_option("--out", bargs.out, "write the output to FILE instead of stdout");
   bench->add_option("--json", bargs.json, "also write the JSON to FILE");
   bench->add_option("--plot", bargs.plot, "FILE.png, FILE.svg or FILE (both): GB/s against n, via scripts/plot-bench");
+
+  auto* reduce = app.add_subcommand(
+      "reduce", "one operation of the library over a file's numbers (.npy, or raw elements with --dtype), on the CPU "
+                "backend (--backend cpu, the default here) or the library's kernel on the emulator (--backend simt)");
+  lab::ReduceFileArgs rargs;
+  rargs.format = "text";
+  reduce->add_option("--input", rargs.input, "FILE.npy, or a file of raw little-endian elements of --dtype")->required();
+  reduce->add_option("--dtype", rargs.dtype, "int8..int64, uint8..uint64, half, bf16, float, double (raw files)");
+  reduce->add_option("--op", rargs.op, "sum, prod, min, max, mean, argmin or argmax; several: one result per line")
+      ->required();
+  reduce->add_option("--format", rargs.format, "text or json")->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -315,9 +368,37 @@ int run_cli(int argc, char** argv) {
     return 2;
   }
 
+  reject_empty_values(app);
   if (*bench) {  // takes --backend cpu, which the other subcommands do not
     bargs.backend = backend;
+    bargs.seed = parse_seed("--seed", bseed_text);
     return lab::bench::command(bargs, std::cout);
+  }
+  if (*reduce) {  // takes --backend cpu, like bench
+    rargs.backend = backend == "auto" ? "cpu" : backend;
+    if (rargs.backend == "simt") configure_simt(schedule, checks);
+    // Several operations (--op min,max) give one result each, in order; every one is checked
+    // before any runs.
+    std::vector<lab::ReduceFileResult> results;
+    std::vector<std::string> ops;
+    std::stringstream ss(rargs.op);
+    for (std::string o; std::getline(ss, o, ',');) ops.push_back(o);
+    if (ops.empty()) throw UsageError(fmt::format("--op {}: no operation given", rargs.op));
+    for (const std::string& o : ops) {
+      lab::ReduceFileArgs one = rargs;
+      one.op = o;
+      results.push_back(lab::reduce_file(one));
+    }
+    int status = 0;
+    for (const auto& r : results) {
+      lab::print_reduce_file(r, rargs.format, std::cout);
+      if (!r.error.empty()) {
+        std::cout.flush();
+        std::fprintf(stderr, "reducelab: error: %s\n", r.error.c_str());
+        status = 1;
+      }
+    }
+    return status;
   }
   const auto choice = parse_backend(backend);
   configure_simt(schedule, checks);
@@ -330,7 +411,7 @@ int run_cli(int argc, char** argv) {
   if (*explain) {
     lab::Plan plan;
     bool all = false;
-    plan.kernels = parse_kernels(ekernel, &all);
+    plan.kernels = parse_kernels("explain", ekernel, &all);
     if (all || plan.kernels.size() != 1) throw UsageError(fmt::format("explain {}: name one kernel", ekernel));
     plan.n = parse_size("--n", en_text);
     plan.block = eblock;
@@ -341,22 +422,29 @@ int run_cli(int argc, char** argv) {
     if (!o) throw UsageError(fmt::format("--op {}: unknown op; choose {}", eop, reducelab::op_choices()));
     plan.op = *o;
     const auto fmt_choice = parse_format(eformat);
+    std::unique_ptr<lab::Device> device;
     if (choice == lab::BackendChoice::cuda) {  // auto stays on simt: the counts are exact there
       if (!esvg.empty()) throw UsageError("explain --svg draws the SIMT backend's execution; drop --backend cuda");
-      auto device = lab::open_device(choice);  // no GPU: one line, exit 2
-      lab::print_explain(lab::explain_cuda(plan, *device), fmt_choice, std::cout);
-      return 0;
+      device = lab::open_device(choice);  // no GPU: one line, exit 2
     }
     if (!esvg.empty()) render::check_writable(esvg, "--svg");  // before the run: nothing half written
-    const auto report = lab::explain(plan);
+    const lab::ExplainReport report = device ? lab::explain_cuda(plan, *device) : lab::explain(plan);
     if (!esvg.empty()) render::write_file(esvg, render::explain_svg(report), "--svg");
     lab::print_explain(report, fmt_choice, std::cout);
+    // Counts of a launch whose result was wrong (or never checked) explain nothing; the unsafe
+    // variant's wrong answer is its lesson.
+    if (!report.row.ok && !(report.row.unsafe && report.row.status == "MISMATCH")) {
+      std::cout.flush();
+      std::fprintf(stderr, "reducelab: error: explain %s: the launch was not verified (%s%s%s)\n", ekernel.c_str(),
+                   report.row.status.c_str(), report.row.note.empty() ? "" : ": ", report.row.note.c_str());
+      return 1;
+    }
     return 0;
   }
   if (*profile) {
     lab::Plan plan;
     bool all = false;
-    plan.kernels = parse_kernels(pkernel, &all);
+    plan.kernels = parse_kernels("profile", pkernel, &all);
     if (all || plan.kernels.size() != 1) throw UsageError(fmt::format("profile {}: name one kernel", pkernel));
     plan.n = parse_size("--n", pn_text);
     plan.block = pblock;
@@ -401,7 +489,7 @@ int run_cli(int argc, char** argv) {
   // run
   lab::Plan plan;
   const auto fmt_choice = parse_format(format);
-  plan.kernels = parse_kernels(kernels, &plan.all_kernels);
+  plan.kernels = parse_kernels("--kernels", kernels, &plan.all_kernels);
   const auto d = reducelab::parse_dtype(dtype);
   if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", dtype, reducelab::dtype_choices()));
   plan.dtype = *d;
@@ -413,7 +501,14 @@ int run_cli(int argc, char** argv) {
   else throw UsageError(fmt::format("--accumulate {}: choose wide or wrap", accumulate));
   plan.block = block;
   plan.param = param;
-  plan.seed = seed;
+  if (param != 0)
+    for (const auto* e : plan.kernels)
+      if (e->param.empty())
+        throw UsageError(fmt::format("--param {}: {} has no knob to set{}", param, e->id,
+                                     plan.all_kernels ? " (name the kernels that have one)" : ""));
+  if (run->count("--repeats") > 0 && repeats < 1)
+    throw UsageError(fmt::format("--repeats {}: give at least 1", repeats));
+  plan.seed = parse_seed("--seed", seed_text);
   plan.flush_l2 = !hot;
   plan.measure_ceiling = !no_ceiling;
   plan.littles_law = !no_ceiling;
@@ -428,7 +523,12 @@ int run_cli(int argc, char** argv) {
                              plan.n, n_text.empty() ? " (the emulator's default; pass --n to change it)" : "");
   const lab::RunReport report = lab::run(plan, *device);
   lab::print_run(report, fmt_choice, std::cout);
-  return report.all_ok() ? 0 : 1;
+  if (const std::string why = report.shortfall(); !why.empty()) {
+    std::cout.flush();
+    std::fprintf(stderr, "reducelab: error: %s\n", why.c_str());
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace

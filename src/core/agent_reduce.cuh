@@ -45,7 +45,10 @@ __device__ __forceinline__ A load_other_block(rl::gmem<A> p, std::uint64_t i) {
   A v = p[i];
   return v;
 #else
-  if constexpr (std::is_arithmetic_v<A>) {
+  if constexpr (sizeof(A) == 16 && !std::is_class_v<A>) {  // a 128-bit integer: two halves
+    const auto* w = reinterpret_cast<const unsigned long long*>(p + i);
+    return (static_cast<A>(__ldcg(w + 1)) << 64) | static_cast<A>(__ldcg(w));
+  } else if constexpr (std::is_arithmetic_v<A>) {
     return __ldcg(p + i);
   } else if constexpr (std::is_same_v<A, half> || std::is_same_v<A, bfloat16>) {
     A r;

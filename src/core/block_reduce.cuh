@@ -17,6 +17,10 @@ template <class A>
 __device__ __forceinline__ A shuffle_down(A v, unsigned offset) {
   if constexpr (sizeof(A) <= 8 && std::is_trivially_copyable_v<A> && !std::is_class_v<A>) {
     return __shfl_down_sync(kFullMask, v, offset);
+  } else if constexpr (sizeof(A) == 16 && !std::is_class_v<A>) {  // a 128-bit integer: two halves
+    const auto lo = __shfl_down_sync(kFullMask, static_cast<unsigned long long>(v), offset);
+    const auto hi = __shfl_down_sync(kFullMask, static_cast<unsigned long long>(v >> 64), offset);
+    return (static_cast<A>(hi) << 64) | static_cast<A>(lo);
   } else if constexpr (std::is_same_v<A, half> || std::is_same_v<A, bfloat16>) {
     A r;
     r.bits = static_cast<std::uint16_t>(__shfl_down_sync(kFullMask, static_cast<unsigned>(v.bits), offset));

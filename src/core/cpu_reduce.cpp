@@ -5,7 +5,7 @@
 #include <cstring>
 
 #define REDUCELAB_CPU_INSTANTIATE_(T, OP)                                                       \
-  template reducelab::result_t<T, reducelab::op::OP> reducelab::cpu::reduce<T, reducelab::op::OP>( \
+  template reducelab::Result<reducelab::result_t<T, reducelab::op::OP>> reducelab::cpu::reduce<T, reducelab::op::OP>( \
       const T*, std::uint64_t, reducelab::op::OP, unsigned);
 #define REDUCELAB_CPU_INSTANTIATE_TYPE_(T) REDUCELAB_FOR_EACH_OP(REDUCELAB_CPU_INSTANTIATE_, T)
 REDUCELAB_FOR_EACH_TYPE(REDUCELAB_CPU_INSTANTIATE_TYPE_)

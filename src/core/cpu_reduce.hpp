@@ -144,10 +144,14 @@ Out cpu_exact(const T* x, std::uint64_t n, unsigned threads) {
 
 namespace reducelab::cpu {
 template <class T, class Op>
-result_t<T, Op> reduce(const T* input, std::uint64_t n, Op, unsigned threads) {
+Result<result_t<T, Op>> reduce(const T* input, std::uint64_t n, Op, unsigned threads) {
+  Result<result_t<T, Op>> r;
+  r.status = detail::check_input<Op>(input, n);
+  if (!r.status) return r;
   if constexpr (detail::exact_sum_v<T, Op>)
-    return detail::cpu_exact<T, result_t<T, Op>, std::is_same_v<Op, op::mean>>(input, n, threads);
+    r.value = detail::cpu_exact<T, result_t<T, Op>, std::is_same_v<Op, op::mean>>(input, n, threads);
   else
-    return detail::cpu_reduce<T, detail::semantics_t<T, Op>>(input, n, threads);
+    r.value = detail::cpu_reduce<T, detail::semantics_t<T, Op>>(input, n, threads);
+  return r;
 }
 }  // namespace reducelab::cpu

@@ -45,9 +45,8 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
   using Acc = typename Sem::Acc;
   static_assert(sizeof(Acc) <= kPartialSlotBytes, "accumulator larger than a workspace slot");
   static_assert(sizeof(typename Sem::Out) <= kPartialSlotBytes, "result larger than a workspace slot");
-  if (input == nullptr && n > 0)
-    return Status(Errc::invalid_argument, "reduce: input is null but n = " + std::to_string(n));
   if (output == nullptr) return Status(Errc::invalid_argument, "reduce: output is null");
+  if (Status s = check_input<Op>(input, n); !s) return s;
 
   int device = 0, sms = 0, per_sm = 0;
   if (Status s = current_sm_count(&device, &sms); !s) return s;

@@ -3,9 +3,11 @@
 // carries, its identity, how an element enters it (lift), how two accumulators combine and how
 // the last one becomes the result (finish). Read by nvcc (the kernels), by g++ (the CPU backend
 // and the SIMT build), so the GPU and the CPU combine with the very same code.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 #if defined(__CUDACC__)
@@ -115,6 +117,16 @@ RL_HD_INLINE A additive_identity() {
   else return A(0);
 }
 
+// The checks every backend makes before it reduces: an input to read, an element where the
+// operation needs one.
+template <class Op, class T>
+Status check_input(const T* input, std::uint64_t n) {
+  if (input == nullptr && n > 0) return Status(Errc::invalid_argument, "reduce: input is null but n = " + std::to_string(n));
+  if constexpr (needs_an_element<Op>)
+    if (n == 0) return Status(Errc::empty_input, std::string("reduce: ") + op_name<Op>() + " of an empty input (n = 0) has no value");
+  return {};
+}
+
 template <class T, class Op>
 struct Semantics;  // one per built-in op; user functors get UserSemantics below
 
@@ -143,13 +155,90 @@ struct Semantics<T, op::sum> {
   RL_HD_INLINE static Out finish(Acc a, std::uint64_t n) { return n == 0 ? Out(0) : static_cast<Out>(a); }
 };
 
-template <class T>
-struct Semantics<T, op::mean> : Semantics<T, op::sum> {
+// 128-bit integers (a GNU extension that nvcc supports in device code too). Only integer means
+// carry them: a sum of n < 2^64 values of at most 64 bits fits in 128 bits, so it cannot wrap.
+__extension__ typedef unsigned __int128 u128;
+__extension__ typedef __int128 i128;
+
+// An integer as a 128-bit two's-complement value (sign-extended when signed).
+template <class I>
+RL_HD_INLINE u128 to_u128(I x) {
+  if constexpr (std::is_signed_v<I>) return static_cast<u128>(static_cast<i128>(static_cast<std::int64_t>(x)));
+  else return static_cast<u128>(static_cast<std::uint64_t>(x));
+}
+RL_HD_INLINE u128 to_u128(u128 x) { return x; }
+
+RL_HD_INLINE int bit_length(u128 x) {
+  int b = 0;
+  for (std::uint64_t hi = static_cast<std::uint64_t>(x >> 64); hi != 0; hi >>= 1) ++b;
+  if (b != 0) return b + 64;
+  for (std::uint64_t lo = static_cast<std::uint64_t>(x); lo != 0; lo >>= 1) ++b;
+  return b;
+}
+
+// s / n rounded once to the nearest double (ties to even), for s < 2^127 and n > 0. The quotient
+// is computed with at least 55 significant bits; a remainder, or bits dropped to fit 64, set its
+// lowest bit (sticky), so the one conversion to double rounds as the exact quotient would.
+RL_HD_INLINE double divide_rounded(u128 s, std::uint64_t n) {
+  if (s == 0) return 0.0;
+  const int need = bit_length(static_cast<u128>(n)) + 55 - bit_length(s);
+  const int k = need > 0 ? need : 0;  // s << k < 2^(bits(n) + 56) <= 2^120: no overflow
+  const u128 scaled = s << k;
+  u128 q = scaled / n;
+  bool sticky = scaled % n != 0;
+  int up = 0;
+  if (const int bits = bit_length(q); bits > 64) {
+    up = bits - 64;
+    sticky = sticky || (q & ((static_cast<u128>(1) << up) - 1)) != 0;
+    q >>= up;
+  }
+  const std::uint64_t q64 = static_cast<std::uint64_t>(q) | (sticky ? 1u : 0u);
+#if defined(__CUDA_ARCH__)
+  const double d = __ull2double_rn(q64);
+#else
+  const double d = static_cast<double>(q64);
+#endif
+  return ldexp(d, up - k);
+}
+
+// mean. Integers: the exact sum, carried in 128 bits, divided by n and rounded once to double
+// (tile sums stay narrow where they cannot overflow: a thread adds at most 128 elements of a
+// tile). Floating point: the sum as op::sum computes it, divided by n in double.
+template <class T, bool kInteger = std::is_integral_v<T>>
+struct MeanSemantics : Semantics<T, op::sum> {
   using Out = double;
   RL_HD_INLINE static Out finish(typename Semantics<T, op::sum>::Acc a, std::uint64_t n) {
     return n == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(a) / static_cast<double>(n);
   }
 };
+template <class T>
+struct MeanSemantics<T, true> {
+  using Acc = u128;
+  using Inner = std::conditional_t<sizeof(T) == 8, u128, typename Semantics<T, op::sum>::Inner>;
+  using Out = double;
+  static constexpr bool order_free = true;
+  static constexpr bool has_atomic_combine = false;
+  RL_HD_INLINE static Acc identity() { return 0; }
+  RL_HD_INLINE static Inner inner_identity() { return 0; }
+  RL_HD_INLINE static Inner lift(T x, std::uint64_t) {
+    if constexpr (sizeof(T) == 8) return to_u128(x);
+    else return static_cast<Inner>(x);
+  }
+  RL_HD_INLINE static Inner inner_combine(Inner a, Inner b) {
+    if constexpr (sizeof(T) == 8) return a + b;
+    else return wrap_add(a, b);
+  }
+  RL_HD_INLINE static Acc absorb(Acc a, Inner b) { return a + to_u128(b); }
+  RL_HD_INLINE static Acc combine(Acc a, Acc b) { return a + b; }
+  RL_HD_INLINE static Out finish(Acc a, std::uint64_t n) {
+    if (n == 0) return std::numeric_limits<double>::quiet_NaN();
+    const bool negative = std::is_signed_v<T> && static_cast<i128>(a) < 0;
+    const double m = divide_rounded(negative ? static_cast<u128>(0) - a : a, n);
+    return negative ? -m : m;
+  }
+};
+template <class T>
+struct Semantics<T, op::mean> : MeanSemantics<T> {};
 
 template <class T>
 struct Semantics<T, op::prod> {
@@ -246,8 +335,9 @@ struct Extremum {
 template <class T> struct Semantics<T, op::min> : Extremum<T, false> {};
 template <class T> struct Semantics<T, op::max> : Extremum<T, true> {};
 
-// argmin/argmax carry (value, index). A NaN beats every number and the lower index breaks ties
-// (equal values, -0 == +0, two NaNs): a total order, so the result is the same in any order.
+// argmin/argmax carry (value, index). Values compare in min/max's order (-0 below +0), a NaN
+// beats every number and the lower index breaks ties (equal values, two NaNs): a total order, so
+// the result is the same in any order and names the element min/max return.
 // The identity's index is the largest int64, so a real element always beats it.
 template <class T, bool kMax>
 struct ArgExtremum {
@@ -271,9 +361,15 @@ struct ArgExtremum {
       if (an && bn) return a.index < b.index ? a : b;
       return an ? a : b;
     }
-    const auto wa = widen(a.value), wb = widen(b.value);
-    if (wa == wb) return a.index < b.index ? a : b;
-    return ((wb < wa) != kMax) ? b : a;
+    // min and max's order: floating-point values by their order keys, so -0 < +0.
+    if constexpr (is_floating<T>) {
+      const auto ka = key_of(a.value), kb = key_of(b.value);
+      if (ka == kb) return a.index < b.index ? a : b;
+      return ((kb < ka) != kMax) ? b : a;
+    } else {
+      if (a.value == b.value) return a.index < b.index ? a : b;
+      return ((b.value < a.value) != kMax) ? b : a;
+    }
   }
   RL_HD_INLINE static Out finish(Acc a, std::uint64_t) {
     if (a.index == kNone) a.index = -1;  // n == 0

@@ -8,12 +8,14 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <thread>
 
@@ -236,6 +238,7 @@ Plan parse(const Args& a) {
     if (std::find(p.impls.begin(), p.impls.end(), *it) == p.impls.end()) p.impls.push_back(*it);
   }
   if (!a.impls.empty() && p.impls.empty()) throw UsageError(fmt::format("--impls {}: no implementation given", a.impls));
+  p.impls_named = !p.impls.empty();
   if (p.impls.empty()) p.impls.assign(std::begin(kAllImpls), std::end(kAllImpls));
   if (p.cpu && std::find(p.impls.begin(), p.impls.end(), Impl::reducelab) == p.impls.end())
     throw UsageError(fmt::format("--impls {}: only reducelab runs with --backend cpu", a.impls));
@@ -267,6 +270,17 @@ Plan parse(const Args& a) {
     else if (ext.empty()) p.plot_files = {a.plot + ".png", a.plot + ".svg"};
     else throw UsageError(fmt::format("--plot {}: give FILE.png, FILE.svg, or FILE without an extension for both", a.plot));
   }
+  auto same = [](const std::string& x, const std::string& y) {
+    std::error_code ec;
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(x, ec), ec) ==
+           std::filesystem::weakly_canonical(std::filesystem::absolute(y, ec), ec);
+  };
+  if (!a.out.empty() && !a.json.empty() && same(a.out, a.json))
+    throw UsageError(fmt::format("--out {} --json {}: the same file twice; the JSON would overwrite the output", a.out, a.json));
+  if (!a.out.empty())
+    for (const auto& f : p.plot_files)
+      if (same(a.out, f) || same(a.out, std::filesystem::path(f).replace_extension(".json").string()))
+        throw UsageError(fmt::format("--out {} --plot {}: the plot writes that file", a.out, a.plot));
   p.out = a.out;
   p.json = a.json;
   p.seed = a.seed;
@@ -531,6 +545,12 @@ std::string absent_because(Impl impl, const Case& c, bool cpu) {
   return {};
 }
 
+void note_once(Report& r, const std::string& text);
+// A size that was asked for and did not run: a note, and the run does not count as complete.
+void skip(Report& r, const std::string& text) {
+  if (std::find(r.skipped.begin(), r.skipped.end(), text) == r.skipped.end()) r.skipped.push_back(text);
+  note_once(r, text);
+}
 void note_once(Report& r, const std::string& text) {
   if (std::find(r.notes.begin(), r.notes.end(), text) == r.notes.end()) r.notes.push_back(text);
 }
@@ -549,6 +569,10 @@ void add_absence_notes(Report& r, bool cpu) {
       else it->second += ", " + what;
     }
     for (const auto& [why, cases] : reasons) note_once(r, fmt::format("{}: no rows for {}: {}", name(impl), cases, why));
+    // Named in --impls and absent from every case: what was asked for did not run.
+    if (r.plan.impls_named && !(cpu && impl != Impl::reducelab) && reasons.size() == 1 &&
+        std::all_of(r.plan.cases.begin(), r.plan.cases.end(), [&](const Case& c) { return !absent_because(impl, c, cpu).empty(); }))
+      skip(r, fmt::format("{}: no rows for any case asked for: {}", name(impl), reasons.front().first));
   }
 }
 
@@ -603,6 +627,25 @@ bool Report::all_verified() const {
   return std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.verified; });
 }
 
+std::string Report::shortfall() const {
+  const auto bad = std::count_if(rows.begin(), rows.end(), [](const Row& x) { return !x.verified; });
+  if (bad) return fmt::format("{} of {} rows failed verification or errored", bad, rows.size());
+  if (rows.empty())
+    return "no rows ran" + (skipped.empty() ? std::string() : ": " + skipped.front() +
+                                                             (skipped.size() > 1 ? fmt::format(" (and {} more)", skipped.size() - 1) : ""));
+  if (!skipped.empty())
+    return fmt::format("{} part(s) asked for did not run: {}{}", skipped.size(), skipped.front(),
+                       skipped.size() > 1 ? " (see the notes)" : "");
+  return {};
+}
+
+std::string summary(const Report& r) {
+  const std::string why = r.shortfall();
+  if (why.empty()) return fmt::format("all {} rows verified", r.rows.size());
+  const auto ok = std::count_if(r.rows.begin(), r.rows.end(), [](const Row& x) { return x.verified; });
+  return r.rows.empty() ? why : fmt::format("{} of {} rows verified; {}", ok, r.rows.size(), why);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The GPU sweep
 
@@ -623,10 +666,10 @@ void sweep_elem_gpu(Report& report, Device& device, Elem elem, const std::vector
   for (std::size_t n : plan.sizes) {
     const std::size_t bytes = n * sizeof(T);
     if (bytes + reserve > device_free)
-      note_once(report, fmt::format("{} n = {} skipped: its {} input does not fit in the {} of free device memory",
+      skip(report, fmt::format("{} n = {} skipped: its {} input does not fit in the {} of free device memory",
                                     name(elem), size_text(n), bytes_text(bytes), bytes_text(device_free)));
     else if (bytes > host_free / 10 * 8)
-      note_once(report, fmt::format("{} n = {} skipped: its {} input does not fit in the {} of available host memory",
+      skip(report, fmt::format("{} n = {} skipped: its {} input does not fit in the {} of available host memory",
                                     name(elem), size_text(n), bytes_text(bytes), bytes_text(host_free)));
     else
       sizes.push_back(n);
@@ -774,7 +817,7 @@ void sweep_elem_cpu(Report& report, Elem elem, const std::vector<OpKind>& ops) {
   std::vector<std::size_t> sizes;
   for (std::size_t n : plan.sizes) {
     if (n * sizeof(T) > host_free / 10 * 8)
-      note_once(report, fmt::format("{} n = {} skipped: its {} input does not fit in the {} of available host memory",
+      skip(report, fmt::format("{} n = {} skipped: its {} input does not fit in the {} of available host memory",
                                     name(elem), size_text(n), bytes_text(n * sizeof(T)), bytes_text(host_free)));
     else
       sizes.push_back(n);
@@ -890,6 +933,8 @@ nlohmann::json to_json(const Report& r) {
           {"impls", impls},
           {"l2_modes", r.backend == "cpu" ? nlohmann::json::array() : l2},
           {"notes", r.notes},
+          {"skipped", r.skipped},
+          {"summary", summary(r)},
           {"all_verified", r.all_verified()},
           {"rows", rows}};
 }
@@ -987,12 +1032,7 @@ void print(const Report& r, Format f, std::ostream& out) {
     out << "\nnotes:\n";
     for (const auto& n : r.notes) out << "  - " << n << '\n';
   }
-  const auto bad = std::count_if(r.rows.begin(), r.rows.end(), [](const Row& x) { return !x.verified; });
-  out << '\n'
-      << (r.rows.empty() ? std::string("no rows ran")
-          : bad         ? fmt::format("{} of {} rows failed verification or errored", bad, r.rows.size())
-                        : fmt::format("all {} rows verified", r.rows.size()))
-      << '\n';
+  out << '\n' << summary(r) << '\n';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1050,8 +1090,58 @@ void write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+std::string cost_estimate(const Plan& plan, std::size_t host_free) {
+  std::size_t largest = 0, total = 0;
+  Elem largest_elem = Elem::int8;
+  for (const Case& c : plan.cases)
+    for (std::size_t n : plan.sizes) {
+      const std::size_t bytes = n * size_of(c.elem);
+      if (bytes > host_free / 10 * 8) continue;  // skipped, and the notes will say so
+      total += bytes;
+      if (bytes > largest) largest = bytes, largest_elem = c.elem;
+    }
+  if (largest < (std::size_t(1) << 30)) return {};
+  std::string line = fmt::format("bench: the largest input ({}, n = {}) takes {} of {} memory ({} available)",
+                                 name(largest_elem), size_text(largest / size_of(largest_elem)), bytes_text(largest),
+                                 plan.cpu ? "host" : "host and device", bytes_text(host_free));
+  if (plan.cpu) {
+    // This machine's read rate, measured on a 64 MiB buffer: enough for "roughly".
+    std::vector<std::uint64_t> probe((std::size_t(64) << 20) / 8, 1);
+    double best = 1e30;
+    volatile std::uint64_t sink = 0;
+    for (int i = 0; i < 3; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      sink = sink + std::accumulate(probe.begin(), probe.end(), std::uint64_t(0));
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double gbs = static_cast<double>(probe.size() * 8) / best / 1e9;
+    const double passes = (plan.repeats > 0 ? plan.repeats : 10) + 2.0;  // warm-up, repeats, one-thread check
+    line += fmt::format("; it reads about {} in all: roughly {:.0f} s at the {:.1f} GB/s one core reads here",
+                        bytes_text(static_cast<std::size_t>(static_cast<double>(total) * passes)),
+                        static_cast<double>(total) * passes / (gbs * 1e9), gbs);
+  }
+  return line;
+}
+
+// Every file named is checked before anything runs: no sweep ends on a path it cannot write.
+void check_output_folders(const Args& a, const Plan& p) {
+  auto check_path = [](const char* flag, const std::string& path, const std::string& given) {
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+      throw UsageError(fmt::format("{} {}: folder {} does not exist", flag, given, dir.string()));
+    if (std::filesystem::is_directory(path, ec)) throw UsageError(fmt::format("{} {}: is a folder", flag, given));
+  };
+  if (!a.out.empty()) check_path("--out", a.out, a.out);
+  if (!a.json.empty()) check_path("--json", a.json, a.json);
+  for (const auto& f : p.plot_files) check_path("--plot", f, a.plot);
+}
+
 int command(const Args& args, std::ostream& out) {
   const Plan plan = parse(args);  // bad flags fail before anything runs
+  check_output_folders(args, plan);
+  if (const std::string cost = cost_estimate(plan, host_available_bytes()); !cost.empty())
+    std::fprintf(stderr, "reducelab: %s\n", cost.c_str());
   Report report;
   if (plan.cpu) {
     report = run_cpu(plan);
@@ -1072,7 +1162,12 @@ int command(const Args& args, std::ostream& out) {
     json_path = std::filesystem::path(plan.plot_files.front()).replace_extension(".json").string();
   if (!json_path.empty()) write_file(json_path, to_json(report).dump(2) + "\n");
 
-  int status = report.all_verified() ? 0 : 1;
+  int status = 0;
+  if (const std::string why = report.shortfall(); !why.empty()) {
+    out.flush();
+    std::fprintf(stderr, "reducelab: error: bench: %s\n", why.c_str());
+    status = 1;
+  }
   if (!plan.plot_files.empty()) {
     const auto script = find_plot_script();
     if (script.empty()) {

@@ -55,6 +55,7 @@ struct Plan {
   std::vector<std::size_t> sizes;  // ascending, distinct
   std::vector<Case> cases;         // in the order they are reported
   std::vector<Impl> impls;
+  bool impls_named = false;        // --impls was given: an implementation with no rows at all is a shortfall
   std::vector<L2> l2;              // flushed, warm or both
   int repeats = 0;                 // 0 until resolved: 20 on a GPU, 10 on the CPU
   std::uint64_t seed = 1;
@@ -100,8 +101,20 @@ struct Report {
   Plan plan;
   std::vector<Row> rows;
   std::vector<std::string> notes; // what did not run, and why
+  std::vector<std::string> skipped;  // what was asked for and did not run, and why (also in notes)
   bool all_verified() const;
+  // Why the run does not count as a success (a row failed, no row ran, a size or a named
+  // implementation was skipped), or empty.
+  std::string shortfall() const;
 };
+
+// What a sweep with an input of 1 GiB or more will take, said before it starts: the largest
+// input's memory and, on the CPU, roughly how long at this machine's measured read rate. Empty
+// for smaller sweeps. Sizes over 80% of host_free are left out (they are skipped).
+std::string cost_estimate(const Plan& plan, std::size_t host_free);
+
+// One line: how many rows verified, and the shortfall if there is one.
+std::string summary(const Report& r);
 
 // The fastest a reduction of `bytes` can be: one launch, then every byte at the read ceiling.
 // 0 when either floor is unknown.

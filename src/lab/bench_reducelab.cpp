@@ -3,7 +3,6 @@
 // reducelab::cpu::reduce for --backend cpu. Compiled against the library when the build has
 // its target (reducelab_reduce, src/core); without it the bench runs CUB, thrust and the ceilings
 // and says that the library rows are missing.
-#include <stdexcept>
 
 #include "lab/bench_calls.hpp"
 
@@ -66,8 +65,9 @@ std::unique_ptr<Call> make_reducelab_call(Elem e, OpKind op, const void* input, 
 void cpu_reduce(Elem e, OpKind op, const void* input, std::size_t n, void* result, unsigned threads) {
   with_elem(e, [&]<class T>() {
     with_op(op, [&]<class Op>() {
-      *static_cast<reducelab::result_t<T, Op>*>(result) =
-          reducelab::cpu::reduce(static_cast<const T*>(input), n, Op{}, threads);
+      const auto r = reducelab::cpu::reduce(static_cast<const T*>(input), n, Op{}, threads);
+      if (!r) throw std::runtime_error(r.status.message());
+      *static_cast<reducelab::result_t<T, Op>*>(result) = r.value;
     });
   });
 }

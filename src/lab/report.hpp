@@ -27,6 +27,9 @@ nlohmann::json to_json(const DeviceInfo& d);
 nlohmann::json to_json(const RunReport& r);
 nlohmann::json registry_json();
 
+// One line of what the run did: how many rows verified, skipped or failed, and why it does not
+// count as a success when it does not.
+std::string summary(const RunReport& r);
 void print_run(const RunReport& r, Format f, std::ostream& out);
 // The table is wrapped to `width` columns (terminal_width() by default); CSV and JSON are whole.
 void print_list(Format f, std::ostream& out, std::size_t width = terminal_width());

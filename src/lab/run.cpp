@@ -19,11 +19,31 @@ namespace rl::lab {
 std::size_t default_n(Backend b) { return b == Backend::cuda ? std::size_t(1) << 24 : std::size_t(1) << 16; }
 int default_repeats(Backend b) { return b == Backend::cuda ? 20 : 3; }
 
-bool RunReport::all_ok() const {
-  // An unsafe kernel (a race on purpose) may give a wrong answer: that is its lesson, not a failure.
-  return std::all_of(rows.begin(), rows.end(),
-                     [](const Row& r) { return r.ok || r.status == "skipped" || (r.unsafe && r.status == "MISMATCH"); });
+std::size_t RunReport::count(const char* status) const {
+  return static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [&](const Row& r) { return r.status == status; }));
 }
+
+std::size_t RunReport::failed() const {
+  // An unsafe kernel (a race on purpose) may give a wrong answer: that is its lesson, not a failure.
+  return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const Row& r) {
+    return !r.ok && r.status != "skipped" && !(r.unsafe && r.status == "MISMATCH");
+  }));
+}
+
+std::string RunReport::shortfall() const {
+  if (const auto bad = failed()) return fmt::format("{} row(s) failed verification or errored", bad);
+  if (count("ok") == 0)
+    return rows.empty() ? "no kernel was asked for"
+                        : fmt::format("nothing was verified: {} of {} row(s) skipped", count("skipped"), rows.size());
+  if (!plan.all_kernels && count("skipped") > 0) {
+    for (const auto& r : rows)
+      if (r.status == "skipped") return fmt::format("{} was asked for but skipped: {}", r.id, r.note);
+  }
+  return {};
+}
+
+bool RunReport::all_ok() const { return shortfall().empty(); }
 
 std::string incompatibility(const gallery::Entry& e, unsigned block, Backend backend,
                             const DeviceInfo& device) {
@@ -71,8 +91,8 @@ void validate(const Plan& plan, Device& device) {
   }
   const std::size_t free = device.free_memory();
   if (need > free)
-    throw UsageError(fmt::format("--n {}: needs {:.2f} GiB of device memory, {:.2f} GiB are free",
-                                 plan.n, need / 1073741824.0, free / 1073741824.0));
+    throw UsageError(fmt::format("--n {}: needs {:.3f} GiB of device memory ({} bytes); {:.3f} GiB are free ({} bytes)",
+                                 plan.n, need / 1073741824.0, need, free / 1073741824.0, free));
 }
 
 namespace {

@@ -67,6 +67,13 @@ struct RunReport {
   std::optional<MemoryLatency> latency;  // measured when the plan asks for Little's law (GPU)
   Plan plan;
   std::vector<Row> rows;
+  // Rows whose status is `status` (ok, MISMATCH, skipped, error).
+  std::size_t count(const char* status) const;
+  // Rows that failed verification or errored, the unsafe variant's wrong answer aside.
+  std::size_t failed() const;
+  // Why the run does not count as a success, or empty: a row failed, nothing was verified, or a
+  // kernel named in --kernels was skipped (`all` skips what cannot run here, and says so).
+  std::string shortfall() const;
   bool all_ok() const;
 };
 

@@ -18,10 +18,10 @@ TYPED_TEST_SUITE(ExactSum, ExactTypes);
 template <class T>
 void expect_exact(const ExactCase<T>& c, bool simt) {
   const std::uint64_t n = c.x.size();
-  const auto sum = cpu::reduce(c.x.data(), n, op::sum{});
+  const auto sum = cpu::reduce(c.x.data(), n, op::sum{}).value;
   EXPECT_TRUE(same_result(sum, c.sum)) << type_name<T>() << " " << c.name << ": cpu " << sum << " expected " << c.sum;
-  EXPECT_TRUE(same_result(cpu::reduce(c.x.data(), n, op::sum{}, 1), c.sum)) << c.name << " on one thread";
-  const double mean = cpu::reduce(c.x.data(), n, op::mean{});
+  EXPECT_TRUE(same_result(cpu::reduce(c.x.data(), n, op::sum{}, 1).value, c.sum)) << c.name << " on one thread";
+  const double mean = cpu::reduce(c.x.data(), n, op::mean{}).value;
   if (c.mean) EXPECT_TRUE(same_result(mean, *c.mean)) << type_name<T>() << " " << c.name << ": cpu mean " << mean << " expected " << *c.mean;
   if (!simt) return;
   for (unsigned grid : {0u, 1u, 7u})
@@ -65,9 +65,9 @@ TEST(ExactSum, CancellationThatDefeatsPairwiseSummation) {
   std::vector<float> x;
   for (int i = 0; i < 1000; ++i)
     for (float v : {1e30f, 1.0f, -1e30f, 3.0f}) x.push_back(v);
-  EXPECT_EQ(cpu::reduce(x.data(), x.size(), op::sum{}), 4000.0f);
+  EXPECT_EQ(cpu::reduce(x.data(), x.size(), op::sum{}).value, 4000.0f);
   EXPECT_EQ(detail::simt_reduce(x.data(), x.size(), op::sum{}, 5, 1), 4000.0f);
-  EXPECT_EQ(cpu::reduce(x.data(), x.size(), op::mean{}), 1.0);
+  EXPECT_EQ(cpu::reduce(x.data(), x.size(), op::mean{}).value, 1.0);
 }
 
 // More than 2^31 elements on the CPU backend: 64-bit counts and no digit overflow.
@@ -83,8 +83,8 @@ TEST(ExactSum, MoreThanTwoBillionHalves) {
   for (std::uint64_t i = 0; i < n; ++i) x[i] = pattern[i % 4];
   // 2^29 + 1 whole groups of 4 sum to 4 each; one element (60000) is left.
   const double exact = 4.0 * static_cast<double>((n - 1) / 4) + 60000.0;
-  EXPECT_EQ(cpu::reduce(x.data(), n, op::sum{}), static_cast<float>(exact));
-  EXPECT_EQ(cpu::reduce(x.data(), n, op::mean{}), exact / static_cast<double>(n));
+  EXPECT_EQ(cpu::reduce(x.data(), n, op::sum{}).value, static_cast<float>(exact));
+  EXPECT_EQ(cpu::reduce(x.data(), n, op::mean{}).value, exact / static_cast<double>(n));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cmath>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -57,7 +59,15 @@ TYPED_TEST_SUITE(ReduceGpu, AllTypes);
 template <class T, class Op>
 void expect_gpu_matches_cpu(const std::vector<T>& x, const T* d, Op op, const Options& options,
                             const std::string& what) {
-  const auto want = cpu::reduce(x.data(), x.size(), op);
+  if (x.empty() && needs_an_element<Op>) {  // no value: both backends say the input is empty
+    EXPECT_EQ(cpu::reduce(x.data(), 0, op).status.code(), Errc::empty_input);
+    result_t<T, Op>* out = nullptr;
+    ASSERT_EQ(cudaMalloc(&out, sizeof *out), cudaSuccess);
+    EXPECT_EQ(reduce(d, 0, op, out, nullptr, options).code(), Errc::empty_input) << what;
+    cudaFree(out);
+    return;
+  }
+  const auto want = cpu::reduce(x.data(), x.size(), op).value;
   const auto got = on_gpu(d, x.size(), op, options);
   EXPECT_TRUE(same_bits(got, want)) << type_name<T>() << " n=" << x.size() << " " << what << ": gpu "
                                     << show(got) << ", cpu " << show(want);
@@ -98,7 +108,7 @@ TEST(ReduceGpu, RepeatedRunsGiveTheSameBits) {
   DeviceArray<float> d(x, 0);
   const float first = on_gpu(d.data, n, op::sum{});
   for (int i = 0; i < 5; ++i) EXPECT_EQ(std::bit_cast<std::uint32_t>(on_gpu(d.data, n, op::sum{})), std::bit_cast<std::uint32_t>(first));
-  EXPECT_EQ(std::bit_cast<std::uint32_t>(first), std::bit_cast<std::uint32_t>(cpu::reduce(x.data(), n, op::sum{})));
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(first), std::bit_cast<std::uint32_t>(cpu::reduce(x.data(), n, op::sum{}).value));
 }
 
 // n >= 2^32: 64-bit counts and indices all the way down.
@@ -177,7 +187,7 @@ TEST(ReduceGpu, CapturedIntoAGraphAndReplayed) {
   ASSERT_TRUE(st.ok()) << st.message();
   cudaGraphExec_t exec;
   CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
-  const float want = cpu::reduce(x.data(), x.size(), op::sum{});
+  const float want = cpu::reduce(x.data(), x.size(), op::sum{}).value;
   for (int i = 0; i < 3; ++i) {
     CUDA_OK(cudaMemset(out, 0, sizeof(float)));
     CUDA_OK(cudaGraphLaunch(exec, s));
@@ -202,7 +212,7 @@ TEST(ReduceGpu, UserOperationsRunOnTheGpuWithTheCpuBits) {
   REQUIRE_GPU();
   const auto x = random_input<float>(1'234'567, 15);
   DeviceArray<float> d(x, 1);
-  EXPECT_EQ(on_gpu(d.data, x.size(), MaxAbs{}), cpu::reduce(x.data(), x.size(), MaxAbs{}));
+  EXPECT_EQ(on_gpu(d.data, x.size(), MaxAbs{}), cpu::reduce(x.data(), x.size(), MaxAbs{}).value);
 }
 
 TEST(ReduceGpu, HostConvenienceAndNondeterministicVariant) {
@@ -211,7 +221,7 @@ TEST(ReduceGpu, HostConvenienceAndNondeterministicVariant) {
   DeviceArray<double> d(x, 0);
   const auto r = reduce_to_host(d.data, x.size(), op::sum{});
   ASSERT_TRUE(r) << r.status.message();
-  EXPECT_EQ(r.value, cpu::reduce(x.data(), x.size(), op::sum{}));
+  EXPECT_EQ(r.value, cpu::reduce(x.data(), x.size(), op::sum{}).value);
   const double nondet = on_gpu(d.data, x.size(), op::sum{}, Options{0, false});
   EXPECT_NEAR(nondet, r.value, 1e-9 * static_cast<double>(abs_sum(x)));
 }
@@ -241,7 +251,7 @@ TYPED_TEST(ExactSumGpu, CorrectlyRoundedAtEveryGridAndAlignment) {
       }
       const double mean = on_gpu(d.data, c.x.size(), op::mean{});
       if (c.mean) EXPECT_TRUE(same_result(mean, *c.mean)) << type_name<T>() << " " << c.name << " mean " << mean;
-      EXPECT_TRUE(same_result(mean, cpu::reduce(c.x.data(), c.x.size(), op::mean{}))) << c.name << " mean vs cpu";
+      EXPECT_TRUE(same_result(mean, cpu::reduce(c.x.data(), c.x.size(), op::mean{}).value)) << c.name << " mean vs cpu";
     }
   std::printf("[ exact    ] %s: %zu GPU sums, each the correctly rounded exact sum\n", type_name<T>().c_str(), count);
 }
@@ -257,6 +267,79 @@ TEST(ReduceGpu, BadArgumentsAreReturnedNotThrown) {
   EXPECT_EQ(sum(in, 1, static_cast<float*>(nullptr)).code(), Errc::invalid_argument);
   EXPECT_TRUE(sum(static_cast<const float*>(nullptr), 0, out).ok());  // empty is fine
   cudaFree(out);
+}
+
+// Empty input: sum, prod and mean write their values; min, max, argmin and argmax return
+// Errc::empty_input and leave the output untouched.
+TEST(ReduceGpu, EmptyInputHasTheDefinedValuesOrSaysItIsEmpty) {
+  REQUIRE_GPU();
+  const std::vector<float> one = {5.f};
+  DeviceArray<float> d(one, 0);
+  EXPECT_EQ(on_gpu(d.data, 0, op::sum{}), 0.f);
+  EXPECT_EQ(on_gpu(d.data, 0, op::prod{}), 1.f);
+  EXPECT_TRUE(std::isnan(on_gpu(d.data, 0, op::mean{})));
+  float* out = nullptr;
+  CUDA_OK(cudaMalloc(&out, sizeof(ArgResult<float>)));
+  CUDA_OK(cudaMemset(out, 0x7f, sizeof(ArgResult<float>)));
+  for (const Status& st : {min(d.data, 0, out), max(d.data, 0, out),
+                           argmin(d.data, 0, reinterpret_cast<ArgResult<float>*>(out)),
+                           argmax(d.data, 0, reinterpret_cast<ArgResult<float>*>(out))}) {
+    EXPECT_EQ(st.code(), Errc::empty_input) << st.message();
+    EXPECT_NE(st.message().find("of an empty input"), std::string::npos) << st.message();
+  }
+  unsigned char bytes[sizeof(ArgResult<float>)];
+  CUDA_OK(cudaMemcpy(bytes, out, sizeof bytes, cudaMemcpyDeviceToHost));
+  for (unsigned char b : bytes) EXPECT_EQ(b, 0x7f);
+  const auto r = reduce_to_host(d.data, 0, op::argmax{});
+  EXPECT_EQ(r.status.code(), Errc::empty_input);
+  cudaFree(out);
+}
+
+// argmin/argmax order -0 below +0 as min/max do, inside a tile, across chunks and blocks.
+template <class T>
+void expect_signed_zeros_agree_on_gpu() {
+  const T pz = from_double<T>(0.0), nz = from_double<T>(-0.0);
+  DeviceArray<T> up(std::vector<T>{nz, pz}, 0), down(std::vector<T>{pz, nz}, 1);
+  EXPECT_FALSE(detail::sign_bit(on_gpu(up.data, 2, op::max{})));
+  EXPECT_EQ(on_gpu(up.data, 2, op::argmax{}).index, 1) << type_name<T>();
+  EXPECT_TRUE(detail::sign_bit(on_gpu(down.data, 2, op::min{})));
+  EXPECT_EQ(on_gpu(down.data, 2, op::argmin{}).index, 1) << type_name<T>();
+  const std::uint64_t n = 9'000'017;
+  std::vector<T> x(n, pz);
+  x[n - 3] = nz;
+  x[n - 1] = nz;
+  DeviceArray<T> dx(x, 0);
+  for (unsigned grid : {0u, 1u, 7u})
+    EXPECT_EQ(on_gpu(dx.data, n, op::argmin{}, Options{grid, true}).index, static_cast<std::int64_t>(n - 3))
+        << type_name<T>() << " grid " << grid;
+}
+TEST(ReduceGpu, ArgExtremaNameTheSignedZeroMinAndMaxReturn) {
+  REQUIRE_GPU();
+  expect_signed_zeros_agree_on_gpu<float>();
+  expect_signed_zeros_agree_on_gpu<double>();
+  expect_signed_zeros_agree_on_gpu<half>();
+  expect_signed_zeros_agree_on_gpu<bfloat16>();
+}
+
+// Integer means: the exact 128-bit sum divided by n, rounded once, equal to the CPU backend's.
+TEST(ReduceGpu, IntegerMeanIsTheExactQuotientRoundedOnce) {
+  REQUIRE_GPU();
+  const std::int64_t p53 = std::int64_t(1) << 53;
+  DeviceArray<std::int64_t> odd(std::vector<std::int64_t>{p53 + 1, p53 + 2, 3}, 0);
+  EXPECT_EQ(on_gpu(odd.data, 3, op::mean{}), 6004799503160663.0);
+  DeviceArray<std::int64_t> big(std::vector<std::int64_t>{std::int64_t(1) << 62, std::int64_t(1) << 62}, 1);
+  EXPECT_EQ(on_gpu(big.data, 2, op::mean{}), 4611686018427387904.0);
+  DeviceArray<std::uint64_t> ubig(std::vector<std::uint64_t>{std::uint64_t(1) << 63, std::uint64_t(1) << 63}, 0);
+  EXPECT_EQ(on_gpu(ubig.data, 2, op::mean{}), 9223372036854775808.0);
+  const std::uint64_t n = 9'000'017;
+  std::vector<std::int64_t> x(n, INT64_MAX);
+  x[5] = INT64_MIN;
+  DeviceArray<std::int64_t> dx(x, 0);
+  const double want = cpu::reduce(x.data(), n, op::mean{}).value;
+  for (unsigned grid : {0u, 1u, 5u}) EXPECT_EQ(on_gpu(dx.data, n, op::mean{}, Options{grid, true}), want);
+  std::vector<std::uint64_t> u(n, UINT64_MAX);
+  DeviceArray<std::uint64_t> du(u, 3);
+  EXPECT_EQ(on_gpu(du.data, n, op::mean{}), 18446744073709551616.0);
 }
 
 }  // namespace

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "core/cpu_reduce.hpp"
@@ -24,7 +26,13 @@ TYPED_TEST_SUITE(ReduceCpu, AllTypes);
 // Operations whose result is exact in any order must equal a serial left-to-right fold.
 template <class T, class Op>
 void expect_serial(const std::vector<T>& x, Op op) {
-  const auto got = cpu::reduce(x.data(), x.size(), op);
+  const auto r = cpu::reduce(x.data(), x.size(), op);
+  if (x.empty() && needs_an_element<Op>) {  // no value to compare: the status says so
+    EXPECT_EQ(r.status.code(), Errc::empty_input);
+    return;
+  }
+  ASSERT_TRUE(r) << r.status.message();
+  const auto got = r.value;
   const auto want = serial(x, op);
   EXPECT_TRUE(same_bits(got, want)) << type_name<T>() << " n=" << x.size() << ": got " << show(got)
                                     << ", want " << show(want);
@@ -43,7 +51,7 @@ TYPED_TEST(ReduceCpu, OrderFreeOperationsMatchTheSerialFold) {
       expect_serial(x, op::mean{});
       expect_serial(product_input<T>(n, n), op::prod{});
       // and the sum against 128-bit arithmetic, which knows nothing of the library
-      EXPECT_EQ(cpu::reduce(x.data(), n, op::sum{}), exact_sum(x)) << "n=" << n;
+      EXPECT_EQ(cpu::reduce(x.data(), n, op::sum{}).value, exact_sum(x)) << "n=" << n;
     }
   }
 }
@@ -56,7 +64,7 @@ TYPED_TEST(ReduceCpu, FloatingSumsAreWithinAFewRoundingsOfExact) {
     for (std::uint64_t n : awkward_sizes<T>()) {
       const auto x = random_input<T>(n, 11 + n);
       const long double exact = static_cast<long double>(exact_sum(x));
-      const R got = cpu::reduce(x.data(), n, op::sum{});
+      const R got = cpu::reduce(x.data(), n, op::sum{}).value;
       // Carried in double and rounded once to R: within 2 roundings of R of the exact value.
       const long double per_thread = static_cast<long double>(
           detail::kItems * detail::Shape<T>::kVec * (n / detail::Shape<T>::kTile + 1) + 24);  // per thread
@@ -64,26 +72,41 @@ TYPED_TEST(ReduceCpu, FloatingSumsAreWithinAFewRoundingsOfExact) {
       const long double bound =
           2 * u * std::fabs(exact) + carried * abs_sum(x) + 1e-300L;
       EXPECT_LE(std::fabs(static_cast<long double>(got) - exact), bound) << type_name<T>() << " n=" << n;
-      const double mean = cpu::reduce(x.data(), n, op::mean{});
+      const double mean = cpu::reduce(x.data(), n, op::mean{}).value;
       if (n == 0) EXPECT_TRUE(std::isnan(mean));
       else EXPECT_NEAR(mean, static_cast<double>(got) / n, std::fabs(static_cast<double>(got) / n) * 4 * u + 1e-300);
     }
   }
 }
 
-TYPED_TEST(ReduceCpu, EmptyInputGivesTheIdentityAndNoIndex) {
+// sum, prod and mean have a value on no elements; min, max, argmin and argmax say the input was
+// empty instead of returning a value a caller could mistake for a result.
+TYPED_TEST(ReduceCpu, EmptyInputHasTheDefinedValuesOrSaysItIsEmpty) {
   using T = TypeParam;
   const T* none = nullptr;
-  EXPECT_EQ(static_cast<double>(cpu::reduce(none, 0, op::sum{})), 0.0);
-  EXPECT_FALSE(std::signbit(static_cast<double>(cpu::reduce(none, 0, op::sum{}))));  // +0, not -0
-  EXPECT_EQ(static_cast<double>(cpu::reduce(none, 0, op::prod{})), 1.0);
-  EXPECT_TRUE(std::isnan(cpu::reduce(none, 0, op::mean{})));
-  EXPECT_EQ(cpu::reduce(none, 0, op::argmin{}).index, -1);
-  EXPECT_EQ(cpu::reduce(none, 0, op::argmax{}).index, -1);
+  ASSERT_TRUE(cpu::reduce(none, 0, op::sum{}));
+  EXPECT_EQ(static_cast<double>(cpu::reduce(none, 0, op::sum{}).value), 0.0);
+  EXPECT_FALSE(std::signbit(static_cast<double>(cpu::reduce(none, 0, op::sum{}).value)));  // +0, not -0
+  EXPECT_EQ(static_cast<double>(cpu::reduce(none, 0, op::prod{}).value), 1.0);
+  EXPECT_TRUE(std::isnan(cpu::reduce(none, 0, op::mean{}).value));
+  const T one[1] = {from_double<T>(1.0)};
+  auto expect_empty = [&](auto op, const char* name) {
+    const auto r = cpu::reduce(one, 0, op);  // a real pointer: only n says it is empty
+    EXPECT_FALSE(r) << name;
+    EXPECT_EQ(r.status.code(), Errc::empty_input) << name;
+    EXPECT_NE(r.status.message().find(std::string(name) + " of an empty input"), std::string::npos)
+        << r.status.message();
+  };
+  expect_empty(op::min{}, "min");
+  expect_empty(op::max{}, "max");
+  expect_empty(op::argmin{}, "argmin");
+  expect_empty(op::argmax{}, "argmax");
+  EXPECT_EQ(cpu::reduce(none, 5, op::sum{}).status.code(), Errc::invalid_argument);
 }
 
 // NumPy's rules: a NaN anywhere makes min/max NaN and argmin/argmax the index of the first NaN;
-// ties go to the first index; -0 < +0 only for the purpose of min/max.
+// ties go to the first index. -0 < +0 for min/max and argmin/argmax alike (NumPy treats them as
+// equal), so argmin/argmax always name the element min/max return.
 TYPED_TEST(ReduceCpu, NaNAndSignedZerosFollowNumPy) {
   using T = TypeParam;
   if constexpr (is_floating<T>) {
@@ -92,18 +115,78 @@ TYPED_TEST(ReduceCpu, NaNAndSignedZerosFollowNumPy) {
     const T nan = detail::canonical_nan<T>();
     x[n - 10] = nan;
     x[2000 % n] = nan;
-    EXPECT_TRUE(detail::is_nan(cpu::reduce(x.data(), n, op::min{})));
-    EXPECT_TRUE(detail::is_nan(cpu::reduce(x.data(), n, op::max{})));
-    EXPECT_EQ(cpu::reduce(x.data(), n, op::argmin{}).index, static_cast<std::int64_t>(std::min<std::uint64_t>(2000 % n, n - 10)));
-    EXPECT_EQ(cpu::reduce(x.data(), n, op::argmax{}).index, static_cast<std::int64_t>(std::min<std::uint64_t>(2000 % n, n - 10)));
+    EXPECT_TRUE(detail::is_nan(cpu::reduce(x.data(), n, op::min{}).value));
+    EXPECT_TRUE(detail::is_nan(cpu::reduce(x.data(), n, op::max{}).value));
+    EXPECT_EQ(cpu::reduce(x.data(), n, op::argmin{}).value.index, static_cast<std::int64_t>(std::min<std::uint64_t>(2000 % n, n - 10)));
+    EXPECT_EQ(cpu::reduce(x.data(), n, op::argmax{}).value.index, static_cast<std::int64_t>(std::min<std::uint64_t>(2000 % n, n - 10)));
 
     std::vector<T> zeros = {from_double<T>(0.0), from_double<T>(-0.0), from_double<T>(0.0)};
-    EXPECT_TRUE(detail::sign_bit(cpu::reduce(zeros.data(), 3, op::min{})));
-    EXPECT_FALSE(detail::sign_bit(cpu::reduce(zeros.data(), 3, op::max{})));
-    EXPECT_EQ(cpu::reduce(zeros.data(), 3, op::argmin{}).index, 0);  // -0 == +0: first index
+    EXPECT_TRUE(detail::sign_bit(cpu::reduce(zeros.data(), 3, op::min{}).value));
+    EXPECT_FALSE(detail::sign_bit(cpu::reduce(zeros.data(), 3, op::max{}).value));
+    EXPECT_EQ(cpu::reduce(zeros.data(), 3, op::argmin{}).value.index, 1);  // the -0 min returns
     std::vector<T> neg = {from_double<T>(-0.0), from_double<T>(-0.0)};
-    EXPECT_TRUE(std::signbit(static_cast<double>(cpu::reduce(neg.data(), 2, op::sum{}))));  // -0 + -0
+    EXPECT_TRUE(std::signbit(static_cast<double>(cpu::reduce(neg.data(), 2, op::sum{}).value)));  // -0 + -0
   }
+}
+
+// argmin/argmax agree with min/max on signed zeros, in every position and on every path.
+TYPED_TEST(ReduceCpu, ArgExtremaNameTheElementMinAndMaxReturn) {
+  using T = TypeParam;
+  if constexpr (is_floating<T>) {
+    const T pz = from_double<T>(0.0), nz = from_double<T>(-0.0);
+    const std::vector<T> up = {nz, pz}, down = {pz, nz};
+    EXPECT_FALSE(detail::sign_bit(cpu::reduce(up.data(), 2, op::max{}).value));
+    EXPECT_EQ(cpu::reduce(up.data(), 2, op::argmax{}).value.index, 1);
+    EXPECT_FALSE(detail::sign_bit(cpu::reduce(up.data(), 2, op::argmax{}).value.value));
+    EXPECT_EQ(cpu::reduce(up.data(), 2, op::argmin{}).value.index, 0);
+    EXPECT_TRUE(detail::sign_bit(cpu::reduce(down.data(), 2, op::min{}).value));
+    EXPECT_EQ(cpu::reduce(down.data(), 2, op::argmin{}).value.index, 1);
+    EXPECT_TRUE(detail::sign_bit(cpu::reduce(down.data(), 2, op::argmin{}).value.value));
+    EXPECT_EQ(cpu::reduce(down.data(), 2, op::argmax{}).value.index, 0);
+    // Across tiles and chunks: zeros of both signs far apart, the kernel on SIMT too.
+    const std::uint64_t n = 3 * detail::Shape<T>::kTile + 7;
+    std::vector<T> x(n, pz);
+    x[n - 3] = nz;
+    x[n - 1] = nz;
+    EXPECT_EQ(cpu::reduce(x.data(), n, op::argmin{}).value.index, static_cast<std::int64_t>(n - 3));
+    EXPECT_EQ(detail::simt_reduce(x.data(), n, op::argmin{}, 3).index, static_cast<std::int64_t>(n - 3));
+    std::fill(x.begin(), x.end(), nz);
+    x[n - 2] = pz;
+    EXPECT_EQ(cpu::reduce(x.data(), n, op::argmax{}).value.index, static_cast<std::int64_t>(n - 2));
+    EXPECT_EQ(detail::simt_reduce(x.data(), n, op::argmax{}, 2, 1).index, static_cast<std::int64_t>(n - 2));
+  }
+}
+
+// Integer means come from a sum that cannot wrap and are rounded once.
+TEST(ReduceCpu, IntegerMeanIsTheExactQuotientRoundedOnce) {
+  const std::int64_t big[] = {std::int64_t(1) << 62, std::int64_t(1) << 62};
+  EXPECT_EQ(cpu::reduce(big, 2, op::mean{}).value, 4611686018427387904.0);
+  const std::uint64_t ubig[] = {std::uint64_t(1) << 63, std::uint64_t(1) << 63};
+  EXPECT_EQ(cpu::reduce(ubig, 2, op::mean{}).value, 9223372036854775808.0);
+  const std::int64_t neg[] = {INT64_MIN, INT64_MIN, INT64_MIN};
+  EXPECT_EQ(cpu::reduce(neg, 3, op::mean{}).value, -9223372036854775808.0);
+  // (2^53+1 + 2^53+2 + 3) / 3 = (2^54 + 6) / 3 = 6004799503160663.33..: rounding the sum to
+  // double first (2^54 + 8) gives 6004799503160664, one unit off the correctly rounded ...663.
+  const std::int64_t p53 = std::int64_t(1) << 53;
+  const std::int64_t odd[] = {p53 + 1, p53 + 2, 3};
+  EXPECT_EQ(cpu::reduce(odd, 3, op::mean{}).value, 6004799503160663.0);
+  // A quotient just above a tie rounds up; the sticky remainder decides it.
+  const std::uint64_t tie[] = {(std::uint64_t(1) << 54) + 2, 1};  // (2^54 + 3) / 2 = 2^53 + 1.5
+  EXPECT_EQ(cpu::reduce(tie, 2, op::mean{}).value, 9007199254740994.0);
+  const std::int32_t small[] = {-7, 2};  // -2.5, exactly
+  EXPECT_EQ(cpu::reduce(small, 2, op::mean{}).value, -2.5);
+  const std::int8_t third[] = {1, 0, 0};  // 1/3 rounded once
+  EXPECT_EQ(cpu::reduce(third, 3, op::mean{}).value, 1.0 / 3.0);
+  // Many large elements through every tile and chunk, on the CPU and the kernel on SIMT.
+  const std::uint64_t n = 100'003;
+  std::vector<std::int64_t> x(n, INT64_MAX);
+  x[5] = INT64_MAX - 2;
+  const double want = 9223372036854775807.0;  // INT64_MAX - 2/n rounds to 2^63
+  EXPECT_EQ(cpu::reduce(x.data(), n, op::mean{}).value, want);
+  EXPECT_EQ(detail::simt_reduce(x.data(), n, op::mean{}, 3), want);
+  std::vector<std::uint32_t> u(n, UINT32_MAX);
+  EXPECT_EQ(cpu::reduce(u.data(), n, op::mean{}).value, 4294967295.0);
+  EXPECT_EQ(detail::simt_reduce(u.data(), n, op::mean{}, 2, 1), 4294967295.0);
 }
 
 // The plan is a function of n alone: chunk counts by the rule of reduce_order.hpp, chunks of
@@ -136,9 +219,9 @@ TEST(ReduceCpu, ThreadCountDoesNotChangeTheBits) {
   const std::uint64_t n = 20'000'003;  // 2442 tiles of 8192 floats: all 2112 chunks, 1.16 tiles each
   ASSERT_EQ(detail::fixed_plan<float>(n).chunks, detail::kChunks);
   const auto x = random_input<float>(n, 5);
-  const float one = cpu::reduce(x.data(), n, op::sum{}, 1);
+  const float one = cpu::reduce(x.data(), n, op::sum{}, 1).value;
   for (unsigned threads : {2u, 3u, 8u, 0u}) {
-    const float many = cpu::reduce(x.data(), n, op::sum{}, threads);
+    const float many = cpu::reduce(x.data(), n, op::sum{}, threads).value;
     EXPECT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(many)) << threads << " threads";
   }
 }
@@ -206,7 +289,7 @@ TYPED_TEST(ReduceAccuracy, AtLeastAsAccurateAsPairwiseSummation) {
     for (std::size_t k = 0; k < cases.size(); ++k) {
       const auto& x = cases[k];
       const long double exact = static_cast<long double>(exact_sum(x));  // long double: exact enough
-      const R ours = cpu::reduce(x.data(), n, op::sum{});
+      const R ours = cpu::reduce(x.data(), n, op::sum{}).value;
       const R pair = pairwise<R>(x.data(), n);
       const long double scale = std::max<long double>(std::fabs(exact), 1e-30L);
       const long double ours_err = std::fabs(static_cast<long double>(ours) - exact) / scale;
@@ -231,7 +314,7 @@ TEST(ReduceCpu, UserOperationsFollowTheSameOrder) {
   const auto x = random_input<float>(5000, 9);
   double want = 0;
   for (float v : x) want = std::max(want, std::fabs(static_cast<double>(v)));
-  EXPECT_EQ(cpu::reduce(x.data(), x.size(), MaxAbs{}), want);
+  EXPECT_EQ(cpu::reduce(x.data(), x.size(), MaxAbs{}).value, want);
 }
 
 // --- the kernel on the SIMT backend has the CPU backend's bits ---
@@ -242,7 +325,8 @@ TYPED_TEST_SUITE(ReduceSimt, AllTypes);
 
 template <class T, class Op>
 void expect_simt_matches_cpu(const std::vector<T>& x, Op op, unsigned grid, unsigned offset) {
-  const auto want = cpu::reduce(x.data(), x.size(), op);
+  if (x.empty() && needs_an_element<Op>) return;  // no value: the backends return empty_input first
+  const auto want = cpu::reduce(x.data(), x.size(), op).value;
   const auto got = detail::simt_reduce(x.data(), x.size(), op, grid, offset);
   EXPECT_TRUE(same_bits(got, want)) << type_name<T>() << " n=" << x.size() << " grid=" << grid
                                     << " offset=" << offset << ": kernel " << show(got) << ", cpu " << show(want);
@@ -283,7 +367,7 @@ TEST(ReduceSimt, ManyChunksStillMatchTheCpu) {
 // order lands on the CPU's bits.
 TEST(ReduceSimt, AtomicVariantIsCloseButTheDefaultIsExactlyTheCpu) {
   const auto x = random_input<float>(50'000, 8);
-  const float cpu_bits = cpu::reduce(x.data(), x.size(), op::sum{});
+  const float cpu_bits = cpu::reduce(x.data(), x.size(), op::sum{}).value;
   const float atomic = detail::simt_reduce(x.data(), x.size(), op::sum{}, 6, 0, /*deterministic=*/false);
   EXPECT_NEAR(atomic, cpu_bits, std::fabs(cpu_bits) * 1e-6 + 1e-6);
 }

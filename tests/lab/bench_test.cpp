@@ -102,6 +102,8 @@ TEST(BenchParse, BadFlagsNameTheValue) {
       {[](b::Args& a) { a.backend = std::string("tpu"); }, "--backend tpu: unknown backend"},
       {[](b::Args& a) { a.backend = std::string("cpu"), a.impls = std::string("cub"); }, "only reducelab runs with --backend cpu"},
       {[](b::Args& a) { a.hot = a.both = true; }, "--hot --both"},
+      {[](b::Args& a) { a.out = "r.txt", a.json = "./r.txt"; }, "--out r.txt --json ./r.txt: the same file twice"},
+      {[](b::Args& a) { a.out = "r.json", a.plot = "r.png"; }, "--out r.json --plot r.png: the plot writes that file"},
   };
   for (const auto& c : cases) {
     b::Args a;
@@ -123,6 +125,33 @@ TEST(BenchParse, PlotFilesFollowTheExtension) {
   EXPECT_EQ(b::parse(a).plot_files, std::vector<std::string>{"bench.SVG"});
   a.plot = "out/bench";
   EXPECT_EQ(b::parse(a).plot_files, (std::vector<std::string>{"out/bench.png", "out/bench.svg"}));
+}
+
+// A sweep with a large input says what it takes before it starts; a small one says nothing.
+TEST(BenchCost, LargeSweepsSayMemoryAndTimeUpFront) {
+  b::Args a;
+  a.backend = "cpu", a.sizes = "2^34", a.dtypes = "int8", a.ops = "sum";
+  const std::string big = b::cost_estimate(b::parse(a), std::size_t(1) << 40);
+  EXPECT_NE(big.find("the largest input (int8, n = 2^34) takes 16 GiB of host memory"), std::string::npos) << big;
+  EXPECT_NE(big.find(" s at the "), std::string::npos) << big;
+  EXPECT_EQ(b::cost_estimate(b::parse(a), std::size_t(1) << 30), "");  // does not fit: skipped, not announced
+  a.sizes = "2^20";
+  EXPECT_EQ(b::cost_estimate(b::parse(a), std::size_t(1) << 40), "");
+}
+
+// Nothing ran, or a size asked for was skipped: not a success, and the summary says why.
+TEST(BenchSummary, NothingRunOrSkippedIsAShortfall) {
+  b::Report r;
+  EXPECT_EQ(r.shortfall(), "no rows ran");
+  r.skipped.push_back("int8 n = 2^40 skipped: too big");
+  EXPECT_EQ(r.shortfall(), "no rows ran: int8 n = 2^40 skipped: too big");
+  b::Row ok;
+  ok.verified = true;
+  r.rows.push_back(ok);
+  EXPECT_NE(r.shortfall().find("1 part(s) asked for did not run"), std::string::npos);
+  r.skipped.clear();
+  EXPECT_EQ(r.shortfall(), "");
+  EXPECT_EQ(b::summary(r), "all 1 rows verified");
 }
 
 TEST(BenchLimit, OneLaunchPlusTheBytesAtTheCeiling) {

@@ -72,6 +72,44 @@ TEST(Validate, AllKernelsSkipsWhatCannotRunInsteadOfFailing) {
   }
 }
 
+// A run that verified nothing, or skipped a kernel it was asked for, is not a success; the
+// summary credits the unsafe variant's race only when it ran, was wrong and the race was seen.
+TEST(Report, NothingVerifiedOrANamedKernelSkippedIsAShortfall) {
+  auto device = lab::open_simt_device();
+  lab::Plan p;
+  for (const auto& e : gallery::registry()) p.kernels.push_back(&e);
+  p.all_kernels = true;
+  p.n = 33;
+  p.block = 96;  // no kernel takes a block that is not a power of two
+  p.repeats = 1;
+  const auto report = lab::run(p, *device);
+  EXPECT_EQ(report.count("ok"), 0u);
+  EXPECT_FALSE(report.all_ok());
+  const std::string s = lab::summary(report);
+  EXPECT_NE(s.find("nothing was verified"), std::string::npos) << s;
+  EXPECT_EQ(s.find("verified ("), std::string::npos) << s;
+  EXPECT_EQ(s.find("race"), std::string::npos) << s;  // the unsafe variant never ran
+
+  lab::RunReport named;
+  named.plan.all_kernels = false;
+  lab::Row ok, skipped;
+  ok.id = "neighbored", ok.status = "ok", ok.ok = true;
+  skipped.id = "warp-shuffle", skipped.status = "skipped", skipped.note = "GPU only: shuffles";
+  named.rows = {ok, skipped};
+  EXPECT_EQ(named.shortfall(), "warp-shuffle was asked for but skipped: GPU only: shuffles");
+  named.plan.all_kernels = true;  // `all` runs what can run here
+  EXPECT_TRUE(named.all_ok());
+  EXPECT_EQ(lab::summary(named), "all rows verified (1 ran; 1 skipped, see their notes)");
+
+  lab::Row unsafe;
+  unsafe.id = "unroll-warps8", unsafe.status = "MISMATCH", unsafe.unsafe = true;
+  named.rows = {ok, unsafe};
+  EXPECT_TRUE(named.all_ok());
+  EXPECT_EQ(lab::summary(named).find("reported its data race"), std::string::npos);  // checks were off
+  named.rows[1].note = "race reported (3 racing pairs): ...";
+  EXPECT_NE(lab::summary(named).find("reported its data race"), std::string::npos);
+}
+
 TEST(Run, VerifiesEveryOpAndDtype) {
   auto device = lab::open_simt_device();
   for (auto dtype : reducelab::kAllDtypes)
