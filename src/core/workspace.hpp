@@ -1,34 +1,3 @@
 #pragma once
-// The library's per-(device, stream) workspace: a ticket counter, an accumulator for the
-// nondeterministic variant and room for one result per chunk. Allocated on first use, zeroed in
-// stream order, kept until the process exits. Different streams get different workspaces, so
-// concurrent reductions never share a counter; calls on one stream are ordered by the stream.
-#include <cstddef>
-
-#include "core/reduce_order.hpp"
-#include "reducelab/reduce.hpp"
-
-namespace reducelab::detail {
-
-struct Workspace {
-  unsigned* ticket = nullptr;
-  void* accumulator = nullptr;  // 16 bytes
-  void* result = nullptr;       // 16 bytes: where reduce_to_host lands before its copy
-  void* partials = nullptr;     // kPartialBytes
-};
-
-inline constexpr std::size_t kPartialSlots = kMaxPartials;
-inline constexpr std::size_t kPartialSlotBytes = 16;  // the largest accumulator (ArgResult<double>)
-
-// Looks up or creates the workspace of the current device and `stream`. Works while `stream` is
-// being captured into a graph (the allocation happens outside the capture, the zeroing is
-// captured as a memset node, which is harmless on replay).
-Status workspace_for(stream_t stream, Workspace* out);
-
-// A failed CUDA call (its cudaError_t as an int) as a Status naming `what`.
-Status cuda_status(int cuda_error, const char* what);
-
-// The current device's multiprocessor count (cached).
-Status current_sm_count(int* device, int* sms);
-
-}  // namespace reducelab::detail
+// Moved to the installed headers; kept so older includes still resolve.
+#include "reducelab/detail/workspace.hpp"

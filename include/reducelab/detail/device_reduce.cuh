@@ -1,0 +1,104 @@
+#pragma once
+// reducelab::reduce on the GPU: check the arguments, find the workspace, size the grid, launch
+// reduceChunks once. nvcc only. The library compiles the built-in types and operations
+// (device_reduce_*.cu); a program with its own operation includes reducelab/reduce.cuh, which
+// includes this file.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "reducelab/detail/agent_reduce.cuh"
+#include "reducelab/detail/workspace.hpp"
+#include "reducelab/reduce.hpp"
+
+namespace reducelab {
+namespace detail {
+
+// Blocks of reduceChunks<T, Sem> resident per multiprocessor, asked once per device.
+template <class T, class Sem>
+Status resident_blocks(int device, int* blocks) {
+  static std::atomic<int> cached[64];
+  if (device >= 0 && device < 64) {
+    const int c = cached[device].load(std::memory_order_relaxed);
+    if (c > 0) {
+      *blocks = c;
+      return {};
+    }
+  }
+  const cudaError_t e =
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, reduceChunks<T, Sem>, kThreads, 0);
+  if (e != cudaSuccess) return cuda_status(e, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  if (*blocks < 1) *blocks = 1;
+  if (device >= 0 && device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
+  return {};
+}
+
+template <class T, class Op>
+Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, stream_t stream,
+                     const Options& options, Workspace* used = nullptr) {
+  using Sem = semantics_t<T, Op>;
+  using Acc = typename Sem::Acc;
+  static_assert(sizeof(Acc) <= kPartialSlotBytes, "accumulator larger than a workspace slot");
+  static_assert(sizeof(typename Sem::Out) <= kPartialSlotBytes, "result larger than a workspace slot");
+  if (input == nullptr && n > 0)
+    return Status(Errc::invalid_argument, "reduce: input is null but n = " + std::to_string(n));
+  if (output == nullptr) return Status(Errc::invalid_argument, "reduce: output is null");
+
+  int device = 0, sms = 0, per_sm = 0;
+  if (Status s = current_sm_count(&device, &sms); !s) return s;
+  if (Status s = resident_blocks<T, Sem>(device, &per_sm); !s) return s;
+  Workspace ws;
+  if (Status s = workspace_for(stream, &ws); !s) return s;
+  if (used != nullptr) *used = ws;
+
+  // The persistent grid: as many blocks as the GPU holds at once, unless a test forces another.
+  std::uint64_t slots = options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm;
+  slots = std::clamp<std::uint64_t>(slots, 1, kPartialSlots);
+  const LaunchShape shape = launch_shape<T, Sem>(n, slots, options.deterministic, input);
+  reduceChunks<T, Sem><<<shape.grid, kThreads, 0, stream>>>(
+      input, shape.plan, shape.flags, static_cast<Acc*>(ws.partials), ws.ticket,
+      static_cast<Acc*>(ws.accumulator), output);
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return cuda_status(e, "launching reduceChunks");
+  return {};
+}
+
+}  // namespace detail
+
+template <class T, class Op>
+Status reduce(const T* input, std::uint64_t n, Op, result_t<T, Op>* output, stream_t stream,
+              const Options& options) {
+  return detail::launch_reduce<T, Op>(input, n, output, stream, options);
+}
+
+template <class T, class Op>
+Result<result_t<T, Op>> reduce_to_host(const T* input, std::uint64_t n, Op, stream_t stream) {
+  using R = result_t<T, Op>;
+  Result<R> r;
+  detail::Workspace ws;
+  if (Status s = detail::workspace_for(stream, &ws); !s) {
+    r.status = s;
+    return r;
+  }
+  r.status = detail::launch_reduce<T, Op>(input, n, static_cast<R*>(ws.result), stream, Options{});
+  if (!r.status) return r;
+  cudaError_t e = cudaMemcpyAsync(&r.value, ws.result, sizeof(R), cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess) r.status = detail::cuda_status(e, "reading the result back");
+  return r;
+}
+
+}  // namespace reducelab
+
+// Explicit instantiation of one (type, op) for the library's own .cu files.
+#define REDUCELAB_INSTANTIATE_(T, OP)                                                             \
+  template ::reducelab::Status reducelab::reduce<T, reducelab::op::OP>(                           \
+      const T*, std::uint64_t, reducelab::op::OP, reducelab::result_t<T, reducelab::op::OP>*,     \
+      reducelab::stream_t, const reducelab::Options&);                                           \
+  template reducelab::Result<reducelab::result_t<T, reducelab::op::OP>>                           \
+  reducelab::reduce_to_host<T, reducelab::op::OP>(const T*, std::uint64_t, reducelab::op::OP,     \
+                                                  reducelab::stream_t);
+#define REDUCELAB_INSTANTIATE_TYPE(T) REDUCELAB_FOR_EACH_OP(REDUCELAB_INSTANTIATE_, T)
