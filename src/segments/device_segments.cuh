@@ -20,16 +20,32 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   if (pieces.count == 0) return {};
   int device = 0, sms = 0;
   if (Status s = current_sm_count(&device, &sms); !s) return s;
-  // A block per piece, at most as many as the GPU holds at once (the blocks loop); any other
-  // grid gives the same bits.
-  int per_sm = 0;
-  const cudaError_t occ = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduceSegments<T, Sem>, kThreads, 0);
-  if (occ != cudaSuccess) return cuda_status(occ, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  std::uint64_t grid = options.grid != 0 ? options.grid : std::uint64_t(sms) * std::max(1, per_sm);
-  grid = std::clamp<std::uint64_t>(grid, 1, std::min<std::uint64_t>(pieces.count, 1u << 30));
-  reduceSegments<T, Sem><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(input, pieces, begin, end, output);
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) return cuda_status(e, "launching reduceSegments");
+  Pieces launched = pieces;
+  const PieceKernels kernels = piece_kernels<T>(&launched);
+  // At most as many blocks as the GPU holds at once (they loop over the pieces); any other grid
+  // gives the same bits.
+  auto grid_for = [&](const void* kernel, std::uint64_t wanted, unsigned* grid) -> Status {
+    int per_sm = 0;
+    const cudaError_t occ = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0);
+    if (occ != cudaSuccess) return cuda_status(occ, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    std::uint64_t g = options.grid != 0 ? options.grid : std::uint64_t(sms) * std::max(1, per_sm);
+    *grid = static_cast<unsigned>(std::clamp<std::uint64_t>(g, 1, std::min<std::uint64_t>(wanted, 1u << 30)));
+    return {};
+  };
+  if (kernels.warps) {
+    unsigned grid = 1;
+    if (Status s = grid_for(reinterpret_cast<const void*>(reduceShortPieces<T, Sem>), (pieces.count + kWarps - 1) / kWarps, &grid); !s) return s;
+    reduceShortPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return cuda_status(e, "launching reduceShortPieces");
+  }
+  if (kernels.blocks) {
+    unsigned grid = 1;
+    if (Status s = grid_for(reinterpret_cast<const void*>(reduceSegments<T, Sem>), pieces.count, &grid); !s) return s;
+    reduceSegments<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return cuda_status(e, "launching reduceSegments");
+  }
   return {};
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "reducelab/detail/reduce_order.hpp"
 #include "reducelab/segments.hpp"
 
 namespace reducelab::detail {
@@ -19,7 +20,30 @@ struct Pieces {
   std::uint64_t length = 0;     // matrix: every piece's length
   std::uint64_t stride = 1;     // elements of a piece are this far apart
   std::uint64_t elements = 0;   // matrix: how many input elements a call may read
+  bool skip_short = false;      // reduceSegments leaves pieces of at most one tile to the warps
 };
+
+// Which kernels a call runs: a warp per contiguous piece of at most one tile (reduceShortPieces),
+// a block per longer or strided piece (reduceSegments). A matrix runs one of them; segments,
+// whose lengths only the GPU reads, run both, each skipping the other's pieces.
+struct PieceKernels {
+  bool warps = false;
+  bool blocks = false;
+};
+template <class T>
+inline PieceKernels piece_kernels(Pieces* p) {
+  PieceKernels k;
+  constexpr std::uint64_t kTile = Shape<T>::kTile;
+  if (p->offsets) {
+    k.warps = k.blocks = true;
+    p->skip_short = true;
+  } else if (p->stride == 1 && p->length <= kTile) {
+    k.warps = true;
+  } else {
+    k.blocks = true;
+  }
+  return k;
+}
 
 RL_HD_INLINE std::uint64_t segment_length(std::int64_t begin, std::int64_t end) {
   return end > begin ? static_cast<std::uint64_t>(end - begin) : 0;

@@ -33,13 +33,25 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   DeviceBytes output = device_copy(host_out.data(), pieces.count * sizeof(Out));
   if (pieces.count == 0) return host_out;
 
+  Pieces launched = pieces;
+  const PieceKernels kernels = piece_kernels<T>(&launched);
+  const auto* in = static_cast<const T*>(input.get()) + offset;
+  const auto* bp = static_cast<const std::int64_t*>(b.get());
+  const auto* ep = static_cast<const std::int64_t*>(e.get());
+  auto* out = static_cast<Out*>(output.get());
   simt::LaunchConfig cfg{};
-  cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(pieces.count, 16)));
   cfg.block = dim3(kThreads);
-  cfg.name = "reduceSegments";
-  rl::launch(reduceSegments<T, Sem>, cfg, static_cast<const T*>(input.get()) + offset, pieces,
-             static_cast<const std::int64_t*>(b.get()), static_cast<const std::int64_t*>(e.get()),
-             static_cast<Out*>(output.get()));
+  if (kernels.warps) {
+    const std::uint64_t blocks = (pieces.count + kWarps - 1) / kWarps;
+    cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(blocks, 16)));
+    cfg.name = "reduceShortPieces";
+    rl::launch(reduceShortPieces<T, Sem>, cfg, in, launched, bp, ep, out);
+  }
+  if (kernels.blocks) {
+    cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(pieces.count, 16)));
+    cfg.name = "reduceSegments";
+    rl::launch(reduceSegments<T, Sem>, cfg, in, launched, bp, ep, out);
+  }
   std::memcpy(static_cast<void*>(host_out.data()), output.get(), pieces.count * sizeof(Out));
   return host_out;
 }

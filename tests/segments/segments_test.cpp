@@ -174,13 +174,33 @@ TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsAlongBothAxesForEveryGridAndAlignmen
   });
 }
 
+// Rows up to one tile go to a warp each (reduceShortPieces): whole tiles, rows that do not start
+// on a 16-byte boundary, rows that end inside a vector, rows just past one warp's vectors.
+TYPED_TEST(SegmentsSimt, WarpPerRowHasTheBlockOrderUpToOneTile) {
+  using T = TypeParam;
+  constexpr std::uint64_t kTile = detail::Shape<T>::kTile, kVec = detail::Shape<T>::kVec;
+  const std::vector<Matrix> ms{{2, kTile, 0}, {3, kTile - 5, kTile - 3}, {4, 32 * kVec + 1, 0}, {5, 3 * kVec + 2, 0}};
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    for (const Matrix m : ms) {
+      const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+      const auto x = input_for<T, Op>(m.rows * pitch, 31 + m.cols);
+      const auto want = expected_axis(x, m, 1, op);
+      for (unsigned offset : {0u, 3u})
+        expect_same(detail::simt_reduce_axis(x.data(), m, 1, op, 0, offset), want,
+                    type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + " offset " +
+                        std::to_string(offset));
+    }
+  });
+}
+
 TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsForSegments) {
   using T = TypeParam;
   for_each_op([&](auto op) {
     using Op = decltype(op);
-    const std::uint64_t n = 300;
+    const std::uint64_t n = detail::Shape<T>::kTile + 300;  // short segments for the warps, long ones for blocks
     const auto x = input_for<T, Op>(n, 17);
-    const auto [b, e] = random_segments(n, 6, 4);
+    const auto [b, e] = random_segments(n, 8, 4);
     const auto want = expected_segments(x, b, e, op);
     for (unsigned grid : {0u, 5u}) expect_same(detail::simt_reduce_segments(x.data(), n, b, e, op, grid), want, type_name<T>());
   });
