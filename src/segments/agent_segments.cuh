@@ -11,8 +11,11 @@
 //                      library's own fold_chunk and block_fold, the chunk results in shared
 //                      memory, folded as reduceChunks' last block does.
 //
+// Fewer long rows than multiprocessors go through reducelab::reduce row by row instead
+// (device_segments.cuh): the same order, the whole GPU on each row.
+//
 // Still slow: a column is read with a stride (one element per row) instead of coalesced across
-// neighbouring columns, and a single long row uses one block of the GPU.
+// neighbouring columns; a few long segments (whose lengths only the GPU knows) get a block each.
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"

@@ -20,6 +20,13 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   if (pieces.count == 0) return {};
   int device = 0, sms = 0;
   if (Status s = current_sm_count(&device, &sms); !s) return s;
+  // Fewer long rows than multiprocessors: each row through reducelab::reduce, which spreads one
+  // array over the whole GPU. The same order, so the same bits as a block per row.
+  if (!pieces.offsets && pieces.stride == 1 && pieces.length > Shape<T>::kTile && pieces.count < std::uint64_t(sms)) {
+    for (std::uint64_t r = 0; r < pieces.count; ++r)
+      if (Status s = ::reducelab::reduce(input + r * pieces.step, pieces.length, Op{}, output + r, stream, options); !s) return s;
+    return {};
+  }
   Pieces launched = pieces;
   const PieceKernels kernels = piece_kernels<T>(&launched);
   // At most as many blocks as the GPU holds at once (they loop over the pieces); any other grid
