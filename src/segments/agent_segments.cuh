@@ -4,6 +4,8 @@
 // its bits depend on its elements alone, never on the kernel, the grid or the GPU. Read by nvcc
 // and by g++ (SIMT).
 //
+//   reduceTinyPieces   a thread per piece of at most one vector (a matrix's rows or columns of
+//                      a few elements): neighbouring threads read neighbouring pieces.
 //   reduceShortPieces  a warp per contiguous piece of at most one tile (kTile elements: 8192
 //                      floats): the warp's lanes stand in for the block's 256 threads, so the
 //                      order is the block's; lane l reads vector l of each row, 512 bytes a row.
@@ -117,6 +119,26 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_tile(rl::gmem<const T> x,
   const Acc a0 = Sem::combine(warps[0], warps[4]), a1 = Sem::combine(warps[1], warps[5]);
   const Acc a2 = Sem::combine(warps[2], warps[6]), a3 = Sem::combine(warps[3], warps[7]);
   return Sem::combine(Sem::combine(a0, a2), Sem::combine(a1, a3));
+}
+
+// Launch with kThreads threads and any grid; thread k of the grid reduces pieces k, k + (threads
+// in the grid), ... of a matrix whose pieces hold at most one vector (kVec elements): such a piece
+// lies in the block's thread 0's first vector, every other thread, warp and chunk holds the
+// identity, which every built-in combine passes through exactly, so the order is this one fold.
+// Neighbouring threads take neighbouring pieces: columns are read coalesced, row by row.
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceTinyPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<typename Sem::Out> output) {
+  const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
+  for (std::uint64_t p = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x; p < pieces.count; p += threads) {
+    const rl::gmem<const T> x = input + p * pieces.step;
+    typename Sem::Inner in = Sem::inner_identity();
+    for (std::uint64_t i = 0; i < pieces.length; ++i) {
+      const T e = x[i * pieces.stride];
+      in = Sem::inner_combine(in, Sem::lift(e, i));
+    }
+    output[p] = Sem::finish(Sem::absorb(Sem::identity(), in), pieces.length);
+  }
 }
 
 // Launch with kThreads threads and any grid; warp k of the grid reduces pieces k, k + (warps in

@@ -39,6 +39,13 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     *grid = static_cast<unsigned>(std::clamp<std::uint64_t>(g, 1, std::min<std::uint64_t>(wanted, 1u << 30)));
     return {};
   };
+  if (kernels.threads) {
+    unsigned grid = 1;
+    if (Status s = grid_for(reinterpret_cast<const void*>(reduceTinyPieces<T, Sem>), (pieces.count + kThreads - 1) / kThreads, &grid); !s) return s;
+    reduceTinyPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, output);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return cuda_status(e, "launching reduceTinyPieces");
+  }
   if (kernels.warps) {
     unsigned grid = 1;
     if (Status s = grid_for(reinterpret_cast<const void*>(reduceShortPieces<T, Sem>), (pieces.count + kWarps - 1) / kWarps, &grid); !s) return s;

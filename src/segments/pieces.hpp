@@ -23,10 +23,12 @@ struct Pieces {
   bool skip_short = false;      // reduceSegments leaves pieces of at most one tile to the warps
 };
 
-// Which kernels a call runs: a warp per contiguous piece of at most one tile (reduceShortPieces),
+// Which kernels a call runs: a thread per matrix piece of at most one vector (reduceTinyPieces),
+// a warp per contiguous piece of at most one tile (reduceShortPieces),
 // a block per longer or strided piece (reduceSegments). A matrix runs one of them; segments,
 // whose lengths only the GPU reads, run both, each skipping the other's pieces.
 struct PieceKernels {
+  bool threads = false;  // reduceTinyPieces: a matrix whose pieces hold at most one vector
   bool warps = false;
   bool blocks = false;
 };
@@ -37,6 +39,8 @@ inline PieceKernels piece_kernels(Pieces* p) {
   if (p->offsets) {
     k.warps = k.blocks = true;
     p->skip_short = true;
+  } else if (p->length <= Shape<T>::kVec) {
+    k.threads = true;
   } else if (p->stride == 1 && p->length <= kTile) {
     k.warps = true;
   } else {

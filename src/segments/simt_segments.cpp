@@ -41,6 +41,12 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   auto* out = static_cast<Out*>(output.get());
   simt::LaunchConfig cfg{};
   cfg.block = dim3(kThreads);
+  if (kernels.threads) {
+    const std::uint64_t blocks = (pieces.count + kThreads - 1) / kThreads;
+    cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(blocks, 16)));
+    cfg.name = "reduceTinyPieces";
+    rl::launch(reduceTinyPieces<T, Sem>, cfg, in, launched, out);
+  }
   if (kernels.warps) {
     const std::uint64_t blocks = (pieces.count + kWarps - 1) / kWarps;
     cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(blocks, 16)));
