@@ -23,8 +23,10 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   // Fewer long rows than multiprocessors: each row through reducelab::reduce, which spreads one
   // array over the whole GPU. The same order, so the same bits as a block per row.
   if (!pieces.offsets && pieces.stride == 1 && pieces.length > Shape<T>::kTile && pieces.count < std::uint64_t(sms)) {
+    Options fixed = options;
+    fixed.deterministic = true;  // the pieces' order, whatever the caller asked of reduce
     for (std::uint64_t r = 0; r < pieces.count; ++r)
-      if (Status s = ::reducelab::reduce(input + r * pieces.step, pieces.length, Op{}, output + r, stream, options); !s) return s;
+      if (Status s = ::reducelab::reduce(input + r * pieces.step, pieces.length, Op{}, output + r, stream, fixed); !s) return s;
     return {};
   }
   Pieces launched = pieces;

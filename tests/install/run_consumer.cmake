@@ -2,6 +2,7 @@
 # configures, builds and runs the consumer project against the install tree.
 #   -DSOURCE=<reducelab source> -DWORK=<scratch folder> -DGENERATOR=<generator>
 #   -DBUILD=<build tree to install>  or  -DLIBRARY_ONLY=ON
+#   [-DCUDA_COMPILER=<nvcc> -DCUDA_ARCHITECTURES=<list>]  for the consumer's GPU variant
 foreach(var SOURCE WORK GENERATOR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_consumer.cmake: -D${var}= is required")
@@ -36,8 +37,12 @@ foreach(header reducelab/reduce.hpp reducelab/reduce.cuh reducelab/segments.hpp 
     message(FATAL_ERROR "the install tree has no include/${header}")
   endif()
 endforeach()
+set(cuda_flags)
+if(consumer_cuda AND CUDA_COMPILER)  # the compiler and GPU architecture the library was built with
+  list(APPEND cuda_flags -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} "-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}")
+endif()
 step(${CMAKE_COMMAND} -S ${SOURCE}/tests/install/consumer -B ${WORK}/consumer -G ${GENERATOR}
-     -DCMAKE_PREFIX_PATH=${WORK}/prefix -DCONSUMER_CUDA=${consumer_cuda})
+     -DCMAKE_PREFIX_PATH=${WORK}/prefix -DCONSUMER_CUDA=${consumer_cuda} ${cuda_flags})
 step(${CMAKE_COMMAND} --build ${WORK}/consumer)
 step(${WORK}/consumer/consumer_cpu)
 if(EXISTS ${WORK}/consumer/consumer_gpu)
