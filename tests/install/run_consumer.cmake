@@ -37,6 +37,21 @@ foreach(header reducelab/reduce.hpp reducelab/reduce.cuh reducelab/segments.hpp 
     message(FATAL_ERROR "the install tree has no include/${header}")
   endif()
 endforeach()
+# An installed header may include only installed headers (and the standard library or CUDA's, in
+# <>). The one exception: portable.cuh's SIMT branch, which only reducelab's own build takes.
+file(GLOB_RECURSE installed RELATIVE ${WORK}/prefix/include ${WORK}/prefix/include/*)
+foreach(header ${installed})
+  file(STRINGS ${WORK}/prefix/include/${header} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  foreach(line ${includes})
+    string(REGEX REPLACE ".*include[ \t]*\"([^\"]+)\".*" "\\1" target "${line}")
+    if(target STREQUAL "simt/runtime.hpp" AND header STREQUAL "reducelab/detail/portable.cuh")
+      continue()
+    endif()
+    if(NOT EXISTS ${WORK}/prefix/include/${target})
+      message(FATAL_ERROR "installed ${header} includes \"${target}\", which is not installed")
+    endif()
+  endforeach()
+endforeach()
 set(cuda_flags)
 if(consumer_cuda AND CUDA_COMPILER)  # the compiler and GPU architecture the library was built with
   list(APPEND cuda_flags -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} "-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}")

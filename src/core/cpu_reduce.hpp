@@ -1,3 +1,0 @@
-#pragma once
-// Moved to the installed headers; kept so older includes still resolve.
-#include "reducelab/detail/cpu_reduce.hpp"
