@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "core/device_reduce.cuh"  // its own instantiations: variants build with -DRL_REDUCE_*
+#include "reducelab/detail/device_reduce.cuh"  // its own instantiations: variants build with -DRL_REDUCE_*
 
 #define CK(x)                                                                                   \
   do {                                                                                          \

@@ -12,6 +12,6 @@
 //
 // The operation must be associative and commutative (the order groups elements by thread, not
 // by index) and value_type must be trivially copyable and at most 16 bytes.
-#include "core/cpu_reduce.hpp"
-#include "core/device_reduce.cuh"
+#include "reducelab/detail/cpu_reduce.hpp"
+#include "reducelab/detail/device_reduce.cuh"
 #include "reducelab/reduce.hpp"

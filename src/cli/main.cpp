@@ -14,6 +14,7 @@
 #include "fmt/format.h"
 #include "gallery/registry.hpp"
 #include "lab/bench.hpp"
+#include "lab/bench_shapes.hpp"
 #include "lab/device.hpp"
 #include "lab/divergence_run.hpp"
 #include "lab/errors.hpp"
@@ -346,6 +347,11 @@ int run_cli(int argc, char** argv) {
   bench->add_option("--out", bargs.out, "write the output to FILE instead of stdout");
   bench->add_option("--json", bargs.json, "also write the JSON to FILE");
   bench->add_option("--plot", bargs.plot, "FILE.png, FILE.svg or FILE (both): GB/s against n, via scripts/plot-bench");
+  lab::bench::ShapeArgs sargs;
+  bench->add_option("--shape", sargs.shape, "RxC: reduce_axis over a rows x cols matrix against CUB's segmented reduce (GPU)");
+  bench->add_option("--axis", sargs.axis, "with --shape: 1 (one result per row) or 0 (per column); default both");
+  bench->add_option("--segments", sargs.segments, "FILE of segment lengths, or uniform:A..B or powerlaw (add :zeros for empty ones): reduce_segments against CUB (GPU)");
+  bench->add_option("--n", sargs.n, "with a --segments DIST: elements in all (default 2^26)");
 
   auto* reduce = app.add_subcommand(
       "reduce", "one operation of the library over a file's numbers (.npy, or raw elements with --dtype), on the CPU "
@@ -369,6 +375,13 @@ int run_cli(int argc, char** argv) {
   }
 
   reject_empty_values(app);
+  if (*bench && lab::bench::wants_shapes(sargs)) {
+    if (!bargs.sizes.empty() || !bargs.impls.empty() || bargs.hot || bargs.both || !bargs.plot.empty() || !bargs.out.empty())
+      throw lab::UsageError("bench --shape/--segments: --sizes, --impls, --hot, --both, --plot and --out do not apply");
+    sargs.dtypes = bargs.dtypes, sargs.ops = bargs.ops, sargs.repeats = bargs.repeats, sargs.seed = bargs.seed;
+    sargs.format = bargs.format, sargs.json = bargs.json;
+    return lab::bench::shapes_command(sargs, std::cout);
+  }
   if (*bench) {  // takes --backend cpu, which the other subcommands do not
     bargs.backend = backend;
     bargs.seed = parse_seed("--seed", bseed_text);

@@ -1,5 +1,5 @@
 // The CPU backend, compiled for every built-in type and operation.
-#include "core/cpu_reduce.hpp"
+#include "reducelab/detail/cpu_reduce.hpp"
 
 #include <cmath>
 #include <cstring>

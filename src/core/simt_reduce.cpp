@@ -4,9 +4,10 @@
 #include <cstring>
 #include <memory>
 
-#include "core/agent_exact.cuh"
-#include "core/agent_reduce.cuh"
-#include "core/workspace.hpp"
+#include "reducelab/detail/agent_exact.cuh"
+#include "reducelab/detail/agent_reduce.cuh"
+#include "reducelab/detail/workspace.hpp"
+#include "simt/portable.cuh"
 
 namespace reducelab::detail {
 namespace {

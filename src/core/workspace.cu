@@ -6,7 +6,7 @@
 #include <thread>
 #include <tuple>
 
-#include "core/workspace.hpp"
+#include "reducelab/detail/workspace.hpp"
 
 namespace reducelab::detail {
 namespace {

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <vector>
 
-#include "core/cpu_reduce.hpp"
+#include "reducelab/detail/cpu_reduce.hpp"
 #include "core/simt_reduce.hpp"
 #include "fmt/format.h"
 #include "lab/bench_calls.hpp"

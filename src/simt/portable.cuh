@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include "reducelab/config.hpp"
+#include "reducelab/detail/portable.cuh"  // rl::gmem, rl::smem, rl::vmem, RL_SIMT
 
 #if defined(__CUDACC__)
 
@@ -42,16 +43,7 @@
 
 #include "simt/launch_observer.hpp"
 
-#define RL_SIMT 0
-
 namespace rl {
-template <class T>
-using gmem = T*;
-template <class T>
-using smem = T*;
-template <class T>
-using vmem = volatile T*;
-
 using stream_t = cudaStream_t;
 
 // Thrown by the checking macro below; tools catch it at the edge.
@@ -118,18 +110,7 @@ void launch(void (*kernel)(Params...), const LaunchConfig& cfg, Args&&... args) 
 
 #else  // the SIMT backend
 
-#include "simt/runtime.hpp"
-
-#define RL_SIMT 1
-
 namespace rl {
-template <class T>
-using gmem = ::simt::ptr<T>;
-template <class T>
-using smem = ::simt::ptr<T>;
-template <class T>
-using vmem = ::simt::ptr<T>;
-
 using stream_t = void*;
 using LaunchConfig = ::simt::LaunchConfig;
 using ::simt::launch;

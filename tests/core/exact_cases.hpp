@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/exact_sum.cuh"
+#include "reducelab/detail/exact_sum.cuh"
 #include "reduce_support.hpp"
 
 namespace rltest {

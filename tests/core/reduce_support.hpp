@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/reduce_ops.cuh"
-#include "core/reduce_order.hpp"
+#include "reducelab/detail/reduce_ops.cuh"
+#include "reducelab/detail/reduce_order.hpp"
 #include "reducelab/reduce.hpp"
 
 namespace rltest {

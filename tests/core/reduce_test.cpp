@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_reduce.hpp"
-#include "core/reduce_order.hpp"
+#include "reducelab/detail/cpu_reduce.hpp"
+#include "reducelab/detail/reduce_order.hpp"
 #include "core/simt_reduce.hpp"
 #include "reduce_support.hpp"
 

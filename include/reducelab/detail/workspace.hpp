@@ -5,7 +5,7 @@
 // concurrent reductions never share a counter; calls on one stream are ordered by the stream.
 #include <cstddef>
 
-#include "core/reduce_order.hpp"
+#include "reducelab/detail/reduce_order.hpp"
 #include "reducelab/reduce.hpp"
 
 namespace reducelab::detail {

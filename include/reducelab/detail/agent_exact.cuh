@@ -14,10 +14,10 @@
 // rounded, on every GPU and for every split.
 #include <cstdint>
 
-#include "core/agent_reduce.cuh"
-#include "core/exact_sum.cuh"
-#include "core/reduce_order.hpp"
-#include "simt/portable.cuh"
+#include "reducelab/detail/agent_reduce.cuh"
+#include "reducelab/detail/exact_sum.cuh"
+#include "reducelab/detail/reduce_order.hpp"
+#include "reducelab/detail/portable.cuh"
 
 namespace reducelab::detail {
 
@@ -56,7 +56,7 @@ struct BlockDigits {
   rl::smem<unsigned long long> digits;
   __device__ __forceinline__ void operator()(double v) const {
     if (v == 0) return;
-    const Pieces q = pieces_of(v, ExactTraits<T>::kBase);
+    const DigitPieces q = pieces_of(v, ExactTraits<T>::kBase);
 #pragma unroll
     for (int j = 0; j < 3; ++j)
       if (q.p[j] != 0) atomicAdd(&digits[q.digit + j], static_cast<unsigned long long>(q.p[j]));
@@ -228,7 +228,7 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
 template <class T>
 __device__ __forceinline__ void warp_spill(double v, rl::smem<unsigned long long> digits) {
   constexpr unsigned kAll = 0xffffffffu;
-  Pieces q{0, {0, 0, 0}};
+  DigitPieces q{0, {0, 0, 0}};
   if (v != 0) q = pieces_of(v, ExactTraits<T>::kBase);
   const unsigned d = v != 0 ? static_cast<unsigned>(q.digit) : kAll;
   const unsigned low = __reduce_min_sync(kAll, d);

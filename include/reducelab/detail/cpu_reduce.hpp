@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/exact_sum.cuh"
-#include "core/reduce_ops.cuh"
-#include "core/reduce_order.hpp"
+#include "reducelab/detail/exact_sum.cuh"
+#include "reducelab/detail/reduce_ops.cuh"
+#include "reducelab/detail/reduce_order.hpp"
 #include "reducelab/reduce.hpp"
 
 namespace reducelab::detail {

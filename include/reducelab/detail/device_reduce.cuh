@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <string>
 
-#include "core/agent_exact.cuh"
-#include "core/agent_reduce.cuh"
-#include "core/workspace.hpp"
+#include "reducelab/detail/agent_exact.cuh"
+#include "reducelab/detail/agent_reduce.cuh"
+#include "reducelab/detail/workspace.hpp"
 #include "reducelab/reduce.hpp"
 
 namespace reducelab {

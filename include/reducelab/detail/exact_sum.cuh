@@ -97,11 +97,11 @@ RL_HD_INLINE unsigned special_flag(double x) {
 
 // Splits a finite non-zero double (an integer multiple of 2^base) into three signed 32-bit pieces
 // and the index of the digit the lowest one goes to: x == sign * (p0 + p1 2^32 + p2 2^64) 2^(32 i + base).
-struct Pieces {
+struct DigitPieces {
   int digit;
   std::int64_t p[3];
 };
-RL_HD_INLINE Pieces pieces_of(double x, int base) {
+RL_HD_INLINE DigitPieces pieces_of(double x, int base) {
   const std::uint64_t u = bits_of_double(x);
   const int e = static_cast<int>((u >> 52) & 0x7ff);
   std::uint64_t m = u & 0xfffffffffffffull;
@@ -120,7 +120,7 @@ RL_HD_INLINE Pieces pieces_of(double x, int base) {
   const int o = p & 31;
   const std::uint64_t lo = m << o;                          // bits 0..63 of m * 2^o
   const std::uint64_t hi = o == 0 ? 0 : m >> (64 - o);      // bits 64..84
-  Pieces r;
+  DigitPieces r;
   r.digit = p >> 5;
   const bool neg = (u >> 63) != 0;
   const std::int64_t s0 = static_cast<std::int64_t>(lo & 0xffffffffu), s1 = static_cast<std::int64_t>(lo >> 32),
@@ -134,7 +134,7 @@ RL_HD_INLINE Pieces pieces_of(double x, int base) {
 // Adds a finite double into plain digits (host, or one thread's private array).
 RL_HD_INLINE void add_to_digits(std::int64_t* digits, double x, int base) {
   if (x == 0) return;
-  const Pieces q = pieces_of(x, base);
+  const DigitPieces q = pieces_of(x, base);
   for (int j = 0; j < 3; ++j) digits[q.digit + j] += q.p[j];
 }
 

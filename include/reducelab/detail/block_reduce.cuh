@@ -1,0 +1,62 @@
+#pragma once
+// Step 2 of the fixed order (reduce_order.hpp): a warp folds its 32 values with shuffle-down
+// steps of 16, 8, 4, 2 and 1 lanes, and a block folds its warps' results the same way in warp 0.
+// The tree is the same on every GPU; cpu_reduce.hpp replays it lane by lane.
+#include <cstdint>
+#include <type_traits>
+
+#include "reducelab/detail/reduce_order.hpp"
+#include "reducelab/types.hpp"
+#include "reducelab/detail/portable.cuh"
+
+namespace reducelab::detail {
+
+inline constexpr unsigned kFullMask = 0xffffffffu;
+
+template <class A>
+__device__ __forceinline__ A shuffle_down(A v, unsigned offset) {
+  if constexpr (sizeof(A) <= 8 && std::is_trivially_copyable_v<A> && !std::is_class_v<A>) {
+    return __shfl_down_sync(kFullMask, v, offset);
+  } else if constexpr (sizeof(A) == 16 && !std::is_class_v<A>) {  // a 128-bit integer: two halves
+    const auto lo = __shfl_down_sync(kFullMask, static_cast<unsigned long long>(v), offset);
+    const auto hi = __shfl_down_sync(kFullMask, static_cast<unsigned long long>(v >> 64), offset);
+    return (static_cast<A>(hi) << 64) | static_cast<A>(lo);
+  } else if constexpr (std::is_same_v<A, half> || std::is_same_v<A, bfloat16>) {
+    A r;
+    r.bits = static_cast<std::uint16_t>(__shfl_down_sync(kFullMask, static_cast<unsigned>(v.bits), offset));
+    return r;
+  } else {  // ArgResult<T>: value and index travel separately
+    A r;
+    r.value = shuffle_down(v.value, offset);
+    r.index = __shfl_down_sync(kFullMask, v.index, offset);
+    return r;
+  }
+}
+
+// Lane 0 ends with combine over the warp in the fixed tree; other lanes hold partial folds.
+template <class Sem>
+__device__ __forceinline__ typename Sem::Acc warp_fold(typename Sem::Acc v) {
+#pragma unroll
+  for (unsigned offset = 16; offset > 0; offset >>= 1) v = Sem::combine(v, shuffle_down(v, offset));
+  return v;
+}
+
+// Thread 0 ends with the block's fold. `slots` holds kWarps accumulators in shared memory. The
+// block must call it uniformly (it has a barrier); it leaves `slots` free to reuse after a
+// barrier.
+template <class Sem>
+__device__ __forceinline__ typename Sem::Acc block_fold(typename Sem::Acc v, rl::smem<typename Sem::Acc> slots) {
+  using Acc = typename Sem::Acc;
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  v = warp_fold<Sem>(v);
+  if (lane == 0) slots[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    Acc w = Sem::identity();
+    if (lane < kWarps) w = slots[lane];
+    v = warp_fold<Sem>(w);
+  }
+  return v;
+}
+
+}  // namespace reducelab::detail

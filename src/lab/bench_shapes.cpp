@@ -1,0 +1,387 @@
+// `reducelab bench --shape RxC [--axis 0|1]` and `--segments FILE|DIST` (bench_shapes.hpp).
+#include "lab/bench_shapes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "lab/bench_shapes_calls.hpp"
+#include "lab/device.hpp"
+#include "lab/errors.hpp"
+#include "nlohmann/json.hpp"
+#include "reducelab/segments.hpp"
+
+namespace rl::lab::bench {
+
+#if !defined(RL_BENCH_WITH_CUB)
+std::unique_ptr<Call> make_cub_segmented_call(Elem, OpKind, const void*, std::size_t, const std::int64_t*,
+                                              const std::int64_t*, void*, void*) {
+  return nullptr;
+}
+#endif
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= s.size()) {
+    const std::size_t next = s.find(sep, at);
+    out.push_back(s.substr(at, next == std::string::npos ? std::string::npos : next - at));
+    if (next == std::string::npos) break;
+    at = next + 1;
+  }
+  return out;
+}
+
+// 1000, 2^20, 1<<20, 16M, 4K, 1G.
+std::uint64_t parse_count(const std::string& flag, const std::string& text) {
+  auto bad = [&] { return UsageError(fmt::format("{}: cannot read '{}' as a count (1000, 2^20, 1<<20, 16M)", flag, text)); };
+  if (text.empty()) throw bad();
+  try {
+    std::size_t used = 0;
+    if (const auto caret = text.find('^'); caret != std::string::npos) {
+      const auto base = std::stoull(text.substr(0, caret)), exp = std::stoull(text.substr(caret + 1), &used);
+      if (used != text.size() - caret - 1 || base != 2 || exp > 62) throw bad();
+      return std::uint64_t(1) << exp;
+    }
+    if (const auto shift = text.find("<<"); shift != std::string::npos) {
+      const auto base = std::stoull(text.substr(0, shift)), exp = std::stoull(text.substr(shift + 2), &used);
+      if (used != text.size() - shift - 2 || base != 1 || exp > 62) throw bad();
+      return std::uint64_t(1) << exp;
+    }
+    const std::uint64_t v = std::stoull(text, &used);
+    if (used == text.size()) return v;
+    if (used + 1 != text.size()) throw bad();
+    switch (text.back()) {
+      case 'K': case 'k': return v << 10;
+      case 'M': case 'm': return v << 20;
+      case 'G': case 'g': return v << 30;
+    }
+  } catch (const std::logic_error&) {  // stoull's invalid_argument / out_of_range
+  }
+  throw bad();
+}
+
+struct Layout {
+  bool matrix = false;
+  std::uint64_t rows = 0, cols = 0;
+  std::vector<int> axes;
+  std::vector<std::int64_t> begin, end;  // segments
+  std::uint64_t n = 0;                   // input elements
+  std::string text;                      // "16384x16384" or "segments uniform:1..64 (n = ...)"
+};
+
+// Segment lengths from a DIST or a file of lengths; consecutive segments over [0, n).
+std::vector<std::uint64_t> segment_lengths(const std::string& spec, std::uint64_t n, std::uint64_t seed) {
+  std::vector<std::string> parts = split(spec, ':');
+  const bool zeros = parts.size() > 1 && parts.back() == "zeros";
+  if (zeros) parts.pop_back();
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> lengths;
+  auto fill = [&](auto draw) {
+    for (std::uint64_t total = 0; total < n;) {
+      std::uint64_t len = (zeros && lengths.size() % 8 == 7) ? 0 : std::min(draw(), n - total);
+      lengths.push_back(len);
+      total += len;
+    }
+  };
+  if (parts[0] == "uniform" && parts.size() == 2) {
+    const auto range = parts[1].find("..");
+    if (range == std::string::npos) throw UsageError(fmt::format("--segments: '{}' needs uniform:A..B", spec));
+    const std::uint64_t lo = parse_count("--segments", parts[1].substr(0, range));
+    const std::uint64_t hi = parse_count("--segments", parts[1].substr(range + 2));
+    if (lo < 1 || hi < lo) throw UsageError(fmt::format("--segments: '{}' needs 1 <= A <= B", spec));
+    std::uniform_int_distribution<std::uint64_t> d(lo, hi);
+    fill([&] { return d(rng); });
+  } else if (parts[0] == "powerlaw" && parts.size() == 1) {
+    // Pareto lengths, exponent 1.2, from 1 up to 2^20: mostly short segments, a few very long.
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    fill([&] { return static_cast<std::uint64_t>(std::min(std::pow(1.0 - u(rng), -1.0 / 1.2), 1048576.0)); });
+  } else {
+    std::ifstream in(spec);
+    if (!in) throw UsageError(fmt::format("--segments: '{}' is neither a DIST (uniform:A..B, powerlaw, with :zeros) nor a readable file", spec));
+    std::string word;
+    while (in >> word) lengths.push_back(parse_count("--segments " + spec, word));
+    if (lengths.empty()) throw UsageError(fmt::format("--segments: '{}' holds no lengths", spec));
+  }
+  return lengths;
+}
+
+Layout parse_layout(const ShapeArgs& a) {
+  Layout l;
+  if (!a.shape.empty() && !a.segments.empty()) throw UsageError("--shape and --segments: pick one");
+  if (!a.shape.empty()) {
+    const auto x = a.shape.find_first_of("xX");
+    if (x == std::string::npos) throw UsageError(fmt::format("--shape: '{}' is not RxC", a.shape));
+    l.matrix = true;
+    l.rows = parse_count("--shape", a.shape.substr(0, x));
+    l.cols = parse_count("--shape", a.shape.substr(x + 1));
+    if (l.rows == 0 || l.cols == 0 || l.rows > (std::uint64_t(1) << 40) / l.cols)
+      throw UsageError(fmt::format("--shape: '{}' must have 1..2^40 elements", a.shape));
+    l.n = l.rows * l.cols;
+    if (a.axis.empty()) l.axes = {1, 0};
+    else if (a.axis == "0" || a.axis == "1") l.axes = {a.axis[0] - '0'};
+    else throw UsageError(fmt::format("--axis: '{}' is not 0 or 1", a.axis));
+    l.text = fmt::format("{}x{}", l.rows, l.cols);
+  } else {
+    if (!a.axis.empty()) throw UsageError("--axis goes with --shape");
+    const std::uint64_t n = a.n.empty() ? (std::uint64_t(1) << 26) : parse_count("--n", a.n);
+    const auto lengths = segment_lengths(a.segments, n, a.seed);
+    std::int64_t at = 0;
+    for (auto len : lengths) {
+      l.begin.push_back(at);
+      at += static_cast<std::int64_t>(len);
+      l.end.push_back(at);
+    }
+    l.n = static_cast<std::uint64_t>(at);
+    l.axes = {-1};
+    l.text = fmt::format("segments {} ({} of them)", a.segments, lengths.size());
+  }
+  return l;
+}
+
+std::vector<Elem> parse_elems(const std::string& s) {
+  if (s.empty()) return {Elem::int32, Elem::float32, Elem::half, Elem::float64};
+  std::vector<Elem> out;
+  for (const auto& w : split(s, ',')) {
+    auto it = std::find_if(std::begin(kAllElems), std::end(kAllElems), [&](Elem e) { return name(e) == w; });
+    if (it == std::end(kAllElems)) throw UsageError(fmt::format("--dtypes: unknown dtype '{}'", w));
+    out.push_back(*it);
+  }
+  return out;
+}
+
+std::vector<OpKind> parse_ops(const std::string& s) {
+  if (s.empty()) return {OpKind::sum, OpKind::max};
+  std::vector<OpKind> out;
+  for (const auto& w : split(s, ',')) {
+    if (w == "sum") out.push_back(OpKind::sum);
+    else if (w == "min") out.push_back(OpKind::min);
+    else if (w == "max") out.push_back(OpKind::max);
+    else throw UsageError(fmt::format("--ops: unknown op '{}' (sum, min, max)", w));
+  }
+  return out;
+}
+
+template <class F>
+decltype(auto) with_op(OpKind op, F&& f) {
+  switch (op) {
+    case OpKind::sum: return f.template operator()<reducelab::op::sum>();
+    case OpKind::min: return f.template operator()<reducelab::op::min>();
+    case OpKind::max: break;
+  }
+  return f.template operator()<reducelab::op::max>();
+}
+
+template <class T>
+T random_element(std::mt19937_64& rng) {
+  const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+  if constexpr (std::is_same_v<T, reducelab::half>) return reducelab::to_half(static_cast<float>(u));
+  else if constexpr (std::is_same_v<T, reducelab::bfloat16>) return reducelab::to_bfloat16(static_cast<float>(u));
+  else if constexpr (std::is_integral_v<T>) return static_cast<T>(rng());
+  else return static_cast<T>(u);
+}
+
+struct ShapeRow {
+  std::string impl, dtype, op, layout, status, note;
+  int axis = -1;
+  std::uint64_t pieces = 0, bytes = 0, mismatches = 0;
+  double us_median = 0, us_min = 0, us_max = 0, gb_per_s = 0, pct_of_read_ceiling = 0, ratio_to_cub = 0;
+};
+
+void set_times(ShapeRow& r, std::vector<double> us, double ceiling) {
+  std::sort(us.begin(), us.end());
+  r.us_median = us[us.size() / 2];
+  if (us.size() % 2 == 0) r.us_median = 0.5 * (us[us.size() / 2 - 1] + us[us.size() / 2]);
+  r.us_min = us.front();
+  r.us_max = us.back();
+  r.gb_per_s = static_cast<double>(r.bytes) / (r.us_median * 1e3);
+  if (ceiling > 0) r.pct_of_read_ceiling = 100.0 * r.gb_per_s / ceiling;
+}
+
+std::vector<double> time_call(Device& device, const std::function<void()>& call, int repeats) {
+  call();  // warm-up: module load, workspace allocation
+  device.synchronize();
+  std::vector<double> us;
+  for (int i = 0; i < repeats; ++i) {
+    device.flush_l2();
+    us.push_back(1e3 * device.time_ms(call));
+  }
+  return us;
+}
+
+// One dtype x op over one layout (and axis): reducelab, then CUB where it applies.
+template <class T, class Op>
+void measure(Device& device, const Layout& l, int axis, Elem elem, OpKind opk, const void* d_input,
+             const std::vector<T>& host, const std::int64_t* d_begin, const std::int64_t* d_end, int repeats,
+             double ceiling, std::vector<ShapeRow>& rows) {
+  using R = reducelab::result_t<T, Op>;
+  const reducelab::Matrix m{l.rows, l.cols, 0};
+  const std::uint64_t pieces = l.matrix ? (axis == 1 ? l.rows : l.cols) : l.begin.size();
+  std::vector<R> want(pieces);
+  reducelab::Status st = l.matrix ? reducelab::cpu::reduce_axis(host.data(), m, axis, Op{}, want.data())
+                                  : reducelab::cpu::reduce_segments(host.data(), pieces, l.begin.data(), l.end.data(),
+                                                                    Op{}, want.data());
+  if (!st) throw std::runtime_error("bench: the CPU reference failed: " + st.message());
+  std::vector<std::uint64_t> lengths(pieces);
+  for (std::uint64_t p = 0; p < pieces; ++p)
+    lengths[p] = l.matrix ? (axis == 1 ? l.cols : l.rows)
+                          : static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.end[p] - l.begin[p]));
+
+  Buffer out(device, std::max<std::size_t>(1, pieces * sizeof(R)));
+  std::vector<R> got(pieces);
+  auto base = [&](const std::string& impl) {
+    ShapeRow r;
+    r.impl = impl, r.dtype = std::string(name(elem)), r.op = std::string(reducelab::name(opk)), r.layout = l.text;
+    r.axis = axis, r.pieces = pieces, r.bytes = l.n * sizeof(T);
+    return r;
+  };
+  auto poison = [&] { device.fill(out.get(), 0x5a, pieces * sizeof(R)); };
+
+  // reducelab: the same bits as the CPU backend, element by element.
+  ShapeRow mine = base("reducelab");
+  const auto* x = static_cast<const T*>(d_input);
+  auto call = [&] {
+    const reducelab::Status s =
+        l.matrix ? reducelab::reduce_axis(x, m, axis, Op{}, static_cast<R*>(out.get()),
+                                          static_cast<reducelab::stream_t>(device.stream()))
+                 : reducelab::reduce_segments(x, pieces, d_begin, d_end, Op{}, static_cast<R*>(out.get()),
+                                              static_cast<reducelab::stream_t>(device.stream()));
+    if (!s) throw std::runtime_error("bench: reducelab failed: " + s.message());
+  };
+  poison();
+  set_times(mine, time_call(device, call, repeats), ceiling);
+  device.download(got.data(), out.get(), pieces * sizeof(R));
+  for (std::uint64_t p = 0; p < pieces; ++p)
+    if (std::memcmp(&got[p], &want[p], sizeof(R)) != 0) ++mine.mismatches;
+  mine.status = mine.mismatches == 0 ? "ok" : "MISMATCH";
+  const std::size_t mine_at = rows.size();
+  rows.push_back(mine);
+
+  // CUB: rows and segments (a column is not a range of offsets), the cases bench instantiates.
+  if (!vendor_has(elem, opk) || (l.matrix && axis == 0)) return;
+  std::vector<std::int64_t> row_begin, row_end;
+  Buffer ob, oe;
+  const std::int64_t *cb = d_begin, *ce = d_end;
+  if (l.matrix) {
+    row_begin.resize(pieces), row_end.resize(pieces);
+    for (std::uint64_t r = 0; r < pieces; ++r)
+      row_begin[r] = static_cast<std::int64_t>(r * l.cols), row_end[r] = row_begin[r] + static_cast<std::int64_t>(l.cols);
+    ob = Buffer(device, pieces * sizeof(std::int64_t));
+    oe = Buffer(device, pieces * sizeof(std::int64_t));
+    device.upload(ob.get(), row_begin.data(), pieces * sizeof(std::int64_t));
+    device.upload(oe.get(), row_end.data(), pieces * sizeof(std::int64_t));
+    cb = static_cast<const std::int64_t*>(ob.get()), ce = static_cast<const std::int64_t*>(oe.get());
+  }
+  auto cub = make_cub_segmented_call(elem, opk, d_input, pieces, cb, ce, out.get(), device.stream());
+  if (!cub) return;
+  ShapeRow theirs = base("cub-segmented");
+  poison();
+  set_times(theirs, time_call(device, [&] { (*cub)(); }, repeats), ceiling);
+  device.download(got.data(), out.get(), pieces * sizeof(R));
+  for (std::uint64_t p = 0; p < pieces; ++p) {
+    if (lengths[p] == 0) continue;  // CUB writes its own initial value for an empty segment
+    if constexpr (std::is_floating_point_v<R> && std::is_same_v<Op, reducelab::op::sum>) {
+      // CUB sums floats in float, in its own order: within its rounding (inputs lie in [-1, 1)).
+      const double bound = 4.0 * (static_cast<double>(lengths[p]) + 1.0) * std::numeric_limits<float>::epsilon();
+      if (!(std::fabs(static_cast<double>(got[p]) - static_cast<double>(want[p])) <= bound)) ++theirs.mismatches;
+    } else if (std::memcmp(&got[p], &want[p], sizeof(R)) != 0) {
+      ++theirs.mismatches;
+    }
+  }
+  theirs.status = theirs.mismatches == 0 ? "ok" : "MISMATCH";
+  rows[mine_at].ratio_to_cub = theirs.us_median / rows[mine_at].us_median;
+  theirs.ratio_to_cub = 1.0;
+  rows.push_back(theirs);
+}
+
+}  // namespace
+
+bool wants_shapes(const ShapeArgs& a) { return !a.shape.empty() || !a.segments.empty(); }
+
+int shapes_command(const ShapeArgs& a, std::ostream& out) {
+  const Layout layout = parse_layout(a);
+  const auto elems = parse_elems(a.dtypes);
+  const auto ops = parse_ops(a.ops);
+  const int repeats = a.repeats.empty() ? 20 : static_cast<int>(parse_count("--repeats", a.repeats));
+  if (repeats < 1) throw UsageError("--repeats: at least 1");
+  if (a.format != "table" && a.format != "json") throw UsageError(fmt::format("--format: '{}' is not table or json", a.format));
+  std::string why;
+  if (!cuda_usable(&why)) throw std::runtime_error(fmt::format("bench --shape/--segments: {}; it needs a GPU", why));
+  auto device = open_cuda_device();
+  const double ceiling = device->read_ceiling_gbs();
+  device->flush_l2();
+
+  std::vector<ShapeRow> rows;
+  Buffer d_begin, d_end;
+  if (!layout.matrix) {
+    const std::size_t bytes = std::max<std::size_t>(1, layout.begin.size() * sizeof(std::int64_t));
+    d_begin = Buffer(*device, bytes), d_end = Buffer(*device, bytes);
+    device->upload(d_begin.get(), layout.begin.data(), layout.begin.size() * sizeof(std::int64_t));
+    device->upload(d_end.get(), layout.end.data(), layout.end.size() * sizeof(std::int64_t));
+  }
+  for (Elem e : elems) {
+    with_elem(e, [&]<class T>() {
+      std::mt19937_64 rng(a.seed);
+      std::vector<T> host(layout.n);
+      for (auto& v : host) v = random_element<T>(rng);
+      Buffer d_input(*device, std::max<std::size_t>(1, layout.n * sizeof(T)));
+      device->upload(d_input.get(), host.data(), layout.n * sizeof(T));
+      for (OpKind op : ops)
+        for (int axis : layout.axes)
+          with_op(op, [&]<class Op>() {
+            measure<T, Op>(*device, layout, axis, e, op, d_input.get(), host,
+                           static_cast<const std::int64_t*>(d_begin.get()), static_cast<const std::int64_t*>(d_end.get()),
+                           repeats, ceiling, rows);
+          });
+    });
+  }
+
+  nlohmann::json j;
+  j["device"] = device->info().name;
+  j["backend"] = "cuda";
+  j["read_ceiling_gbs"] = ceiling;
+  j["layout"] = layout.text;
+  j["repeats"] = repeats;
+  j["l2"] = "flushed";
+  j["rows"] = nlohmann::json::array();
+  bool all_ok = true;
+  for (const auto& r : rows) {
+    all_ok = all_ok && r.status == "ok";
+    j["rows"].push_back({{"impl", r.impl}, {"dtype", r.dtype}, {"op", r.op}, {"layout", r.layout}, {"axis", r.axis},
+                         {"pieces", r.pieces}, {"bytes", r.bytes}, {"us_median", r.us_median}, {"us_min", r.us_min},
+                         {"us_max", r.us_max}, {"gb_per_s", r.gb_per_s}, {"pct_of_read_ceiling", r.pct_of_read_ceiling},
+                         {"ratio_to_cub", r.ratio_to_cub}, {"status", r.status}, {"mismatches", r.mismatches}});
+  }
+  if (a.format == "json") {
+    out << j.dump(2) << "\n";
+  } else {
+    out << fmt::format("{}: {} (read ceiling {:.0f} GB/s), median of {} repeats, L2 flushed\n", device->info().name,
+                       layout.text, ceiling, repeats);
+    out << fmt::format("{:<14} {:<7} {:<4} {:>4} {:>10} {:>11} {:>8} {:>7} {:>7}  {}\n", "impl", "dtype", "op", "axis",
+                       "pieces", "us", "GB/s", "%ceil", "xCUB", "status");
+    for (const auto& r : rows)
+      out << fmt::format("{:<14} {:<7} {:<4} {:>4} {:>10} {:>11.1f} {:>8.0f} {:>7.1f} {:>7}  {}\n", r.impl, r.dtype, r.op,
+                         r.axis < 0 ? std::string("-") : std::to_string(r.axis), r.pieces, r.us_median, r.gb_per_s,
+                         r.pct_of_read_ceiling, r.ratio_to_cub > 0 ? fmt::format("{:.2f}", r.ratio_to_cub) : "-",
+                         r.status == "ok" ? r.status : fmt::format("{} ({} pieces)", r.status, r.mismatches));
+  }
+  if (!a.json.empty()) {
+    std::ofstream f(a.json);
+    if (!f || !(f << j.dump(2) << "\n")) throw std::runtime_error("bench: cannot write " + a.json);
+  }
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace rl::lab::bench

@@ -1,0 +1,107 @@
+// The CPU backend of reduce_axis and reduce_segments: each piece through cpu::reduce (the
+// library's compiled instantiations), the fixed order of reducelab::reduce for its length, so
+// every piece has the bits the GPU gives it.
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "reducelab/detail/cpu_reduce.hpp"
+#include "reducelab/detail/reduce_ops.cuh"
+#include "reducelab/detail/reduce_order.hpp"
+#include "reducelab/reduce.hpp"
+#include "segments/pieces.hpp"
+
+namespace reducelab::detail {
+namespace {
+
+// A piece of at most one vector lies in thread 0's first vector: every other thread, warp and
+// chunk holds the identity, which every built-in combine passes through exactly, so the fixed
+// order reduces to this fold (the same bits, without cpu::reduce's per-call set-up).
+template <class T, class Op>
+result_t<T, Op> short_piece(const T* x, std::uint64_t stride, std::uint64_t len) {
+  using Sem = semantics_t<T, Op>;
+  typename Sem::Inner in = Sem::inner_identity();
+  for (std::uint64_t i = 0; i < len; ++i) in = Sem::inner_combine(in, Sem::lift(x[i * stride], i));
+  return Sem::finish(Sem::absorb(Sem::identity(), in), len);
+}
+
+template <class T, class Op>
+Status cpu_pieces(const T* input, const Pieces& p, const std::int64_t* begin, const std::int64_t* end,
+                  result_t<T, Op>* output, unsigned threads) {
+  if (p.count == 0) return {};
+  if (p.offsets) {
+    for (std::uint64_t i = 0; i < p.count; ++i)
+      if (begin[i] < 0 && end[i] > begin[i])
+        return Status(Errc::invalid_argument, "reduce_segments: segment " + std::to_string(i) + " begins at " +
+                                                  std::to_string(begin[i]));
+    if (input == nullptr)
+      for (std::uint64_t i = 0; i < p.count; ++i)
+        if (end[i] > begin[i])
+          return Status(Errc::invalid_argument, "reduce_segments: input is null but segment " + std::to_string(i) +
+                                                    " is not empty");
+  }
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  // One piece: cpu_reduce's chunks spread it over the cores. Many: a piece per task, one core each.
+  const unsigned per_piece = p.count < threads ? threads : 1;
+  const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(p.count < threads ? 1 : threads, p.count));
+
+  auto one = [&](std::uint64_t i, std::vector<T>& column) {
+    if (!p.offsets && p.length <= Shape<T>::kVec) {
+      output[i] = short_piece<T, Op>(input + i * p.step, p.stride, p.length);
+    } else if (p.offsets && segment_length(begin[i], end[i]) <= Shape<T>::kVec) {
+      const std::uint64_t len = segment_length(begin[i], end[i]);
+      output[i] = short_piece<T, Op>(len ? input + begin[i] : input, 1, len);
+    } else if (p.offsets) {
+      const std::uint64_t len = segment_length(begin[i], end[i]);
+      output[i] = detail::cpu_reduce<T, semantics_t<T, Op>>(len ? input + begin[i] : input, len, per_piece);
+    } else if (p.stride == 1) {
+      output[i] = detail::cpu_reduce<T, semantics_t<T, Op>>(input + i * p.step, p.length, per_piece);
+    } else {  // a column: gathered, then the same order
+      column.resize(p.length);
+      for (std::uint64_t r = 0; r < p.length; ++r) column[r] = input[i * p.step + r * p.stride];
+      output[i] = detail::cpu_reduce<T, semantics_t<T, Op>>(column.data(), p.length, per_piece);
+    }
+  };
+  std::atomic<std::uint64_t> next{0};
+  auto worker = [&] {
+    std::vector<T> column;
+    constexpr std::uint64_t kBatch = 64;
+    for (std::uint64_t first; (first = next.fetch_add(kBatch)) < p.count;)
+      for (std::uint64_t i = first; i < std::min(p.count, first + kBatch); ++i) one(i, column);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < workers; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  return {};
+}
+
+}  // namespace
+}  // namespace reducelab::detail
+
+namespace reducelab::cpu {
+
+template <class T, class Op>
+Status reduce_axis(const T* input, Matrix m, int axis, Op, result_t<T, Op>* output, unsigned threads) {
+  detail::Pieces p;
+  if (Status s = detail::matrix_pieces(input, m, axis, output, &p); !s) return s;
+  return detail::cpu_pieces<T, Op>(input, p, nullptr, nullptr, output, threads);
+}
+
+template <class T, class Op>
+Status reduce_segments(const T* input, std::uint64_t count, const std::int64_t* begin, const std::int64_t* end, Op,
+                       result_t<T, Op>* output, unsigned threads) {
+  detail::Pieces p;
+  if (Status s = detail::segment_pieces(input, count, begin, end, output, &p); !s) return s;
+  return detail::cpu_pieces<T, Op>(input, p, begin, end, output, threads);
+}
+
+#define REDUCELAB_CPU_SEGMENTS_(T, OP)                                                                  \
+  template Status reduce_axis<T, op::OP>(const T*, Matrix, int, op::OP, result_t<T, op::OP>*, unsigned); \
+  template Status reduce_segments<T, op::OP>(const T*, std::uint64_t, const std::int64_t*, const std::int64_t*, \
+                                             op::OP, result_t<T, op::OP>*, unsigned);
+#define REDUCELAB_CPU_SEGMENTS_TYPE_(T) REDUCELAB_FOR_EACH_OP(REDUCELAB_CPU_SEGMENTS_, T)
+REDUCELAB_FOR_EACH_TYPE(REDUCELAB_CPU_SEGMENTS_TYPE_)
+
+}  // namespace reducelab::cpu

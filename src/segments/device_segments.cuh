@@ -1,0 +1,99 @@
+#pragma once
+// reduce_axis and reduce_segments on the GPU: check the arguments, size the grid, launch
+// reduceSegments once. nvcc only; the library compiles the built-in types and operations
+// (device_segments_*.cu).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "reducelab/detail/exact_sum.cuh"
+#include "reducelab/detail/workspace.hpp"
+#include "segments/agent_segments.cuh"
+
+namespace reducelab {
+namespace detail {
+
+template <class T, class Op>
+Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t* begin, const std::int64_t* end,
+                       result_t<T, Op>* output, stream_t stream, const Options& options) {
+  using Sem = semantics_t<T, Op>;
+  if (pieces.count == 0) return {};
+  int device = 0, sms = 0;
+  if (Status s = current_sm_count(&device, &sms); !s) return s;
+  // Fewer long rows than multiprocessors: each row through reducelab::reduce, which spreads one
+  // array over the whole GPU. The same order, so the same bits as a block per row.
+  // Not for floating-point sums and means: reducelab::reduce makes those exact, pieces follow
+  // their fixed order.
+  if (!exact_sum_v<T, Op> && !pieces.offsets && pieces.stride == 1 && pieces.length > Shape<T>::kTile &&
+      pieces.count < std::uint64_t(sms)) {
+    Options fixed = options;
+    fixed.deterministic = true;  // the pieces' order, whatever the caller asked of reduce
+    for (std::uint64_t r = 0; r < pieces.count; ++r)
+      if (Status s = ::reducelab::reduce(input + r * pieces.step, pieces.length, Op{}, output + r, stream, fixed); !s) return s;
+    return {};
+  }
+  Pieces launched = pieces;
+  const PieceKernels kernels = piece_kernels<T>(&launched);
+  // At most as many blocks as the GPU holds at once (they loop over the pieces); any other grid
+  // gives the same bits.
+  auto grid_for = [&](const void* kernel, std::uint64_t wanted, unsigned* grid) -> Status {
+    int per_sm = 0;
+    const cudaError_t occ = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0);
+    if (occ != cudaSuccess) return cuda_status(occ, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    std::uint64_t g = options.grid != 0 ? options.grid : std::uint64_t(sms) * std::max(1, per_sm);
+    *grid = static_cast<unsigned>(std::clamp<std::uint64_t>(g, 1, std::min<std::uint64_t>(wanted, 1u << 30)));
+    return {};
+  };
+  if (kernels.threads) {
+    unsigned grid = 1;
+    if (Status s = grid_for(reinterpret_cast<const void*>(reduceTinyPieces<T, Sem>), (pieces.count + kThreads - 1) / kThreads, &grid); !s) return s;
+    reduceTinyPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, output);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return cuda_status(e, "launching reduceTinyPieces");
+  }
+  if (kernels.warps) {
+    unsigned grid = 1;
+    if (Status s = grid_for(reinterpret_cast<const void*>(reduceShortPieces<T, Sem>), (pieces.count + kWarps - 1) / kWarps, &grid); !s) return s;
+    reduceShortPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return cuda_status(e, "launching reduceShortPieces");
+  }
+  if (kernels.blocks) {
+    unsigned grid = 1;
+    if (Status s = grid_for(reinterpret_cast<const void*>(reduceSegments<T, Sem>), pieces.count, &grid); !s) return s;
+    reduceSegments<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return cuda_status(e, "launching reduceSegments");
+  }
+  return {};
+}
+
+}  // namespace detail
+
+template <class T, class Op>
+Status reduce_axis(const T* input, Matrix m, int axis, Op, result_t<T, Op>* output, stream_t stream,
+                   const Options& options) {
+  detail::Pieces p;
+  if (Status s = detail::matrix_pieces(input, m, axis, output, &p); !s) return s;
+  return detail::launch_segments<T, Op>(input, p, nullptr, nullptr, output, stream, options);
+}
+
+template <class T, class Op>
+Status reduce_segments(const T* input, std::uint64_t count, const std::int64_t* begin, const std::int64_t* end, Op,
+                       result_t<T, Op>* output, stream_t stream, const Options& options) {
+  detail::Pieces p;
+  if (Status s = detail::segment_pieces(input, count, begin, end, output, &p); !s) return s;
+  return detail::launch_segments<T, Op>(input, p, begin, end, output, stream, options);
+}
+
+}  // namespace reducelab
+
+#define REDUCELAB_SEGMENTS_INSTANTIATE_(T, OP)                                                                \
+  template ::reducelab::Status reducelab::reduce_axis<T, reducelab::op::OP>(                                  \
+      const T*, reducelab::Matrix, int, reducelab::op::OP, reducelab::result_t<T, reducelab::op::OP>*,         \
+      reducelab::stream_t, const reducelab::Options&);                                                        \
+  template ::reducelab::Status reducelab::reduce_segments<T, reducelab::op::OP>(                              \
+      const T*, std::uint64_t, const std::int64_t*, const std::int64_t*, reducelab::op::OP,                   \
+      reducelab::result_t<T, reducelab::op::OP>*, reducelab::stream_t, const reducelab::Options&);
+#define REDUCELAB_SEGMENTS_INSTANTIATE_TYPE(T) REDUCELAB_FOR_EACH_OP(REDUCELAB_SEGMENTS_INSTANTIATE_, T)

@@ -1,0 +1,93 @@
+#include "segments/simt_segments.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include "segments/agent_segments.cuh"
+#include "simt/portable.cuh"
+
+namespace reducelab::detail {
+namespace {
+struct Freer {
+  void operator()(void* p) const { simt::device_free(p); }
+};
+using DeviceBytes = std::unique_ptr<void, Freer>;
+DeviceBytes device_copy(const void* host, std::size_t bytes, std::size_t pad = 0) {
+  void* p = simt::device_malloc(std::max<std::size_t>(1, bytes + pad));
+  std::memset(p, 0, std::max<std::size_t>(1, bytes + pad));
+  if (bytes > 0) std::memcpy(static_cast<char*>(p) + pad, host, bytes);
+  return DeviceBytes(p);
+}
+
+template <class T, class Op>
+std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& pieces, const std::int64_t* begin,
+                                 const std::int64_t* end, unsigned grid, unsigned offset) {
+  using Sem = semantics_t<T, Op>;
+  using Out = typename Sem::Out;
+  DeviceBytes input = device_copy(host, n * sizeof(T), offset * sizeof(T));
+  const std::size_t offset_bytes = pieces.offsets ? pieces.count * sizeof(std::int64_t) : 0;
+  DeviceBytes b = device_copy(begin, offset_bytes), e = device_copy(end, offset_bytes);
+  std::vector<Out> host_out(pieces.count);
+  DeviceBytes output = device_copy(host_out.data(), pieces.count * sizeof(Out));
+  if (pieces.count == 0) return host_out;
+
+  Pieces launched = pieces;
+  const PieceKernels kernels = piece_kernels<T>(&launched);
+  const auto* in = static_cast<const T*>(input.get()) + offset;
+  const auto* bp = static_cast<const std::int64_t*>(b.get());
+  const auto* ep = static_cast<const std::int64_t*>(e.get());
+  auto* out = static_cast<Out*>(output.get());
+  simt::LaunchConfig cfg{};
+  cfg.block = dim3(kThreads);
+  if (kernels.threads) {
+    const std::uint64_t blocks = (pieces.count + kThreads - 1) / kThreads;
+    cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(blocks, 16)));
+    cfg.name = "reduceTinyPieces";
+    rl::launch(reduceTinyPieces<T, Sem>, cfg, in, launched, out);
+  }
+  if (kernels.warps) {
+    const std::uint64_t blocks = (pieces.count + kWarps - 1) / kWarps;
+    cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(blocks, 16)));
+    cfg.name = "reduceShortPieces";
+    rl::launch(reduceShortPieces<T, Sem>, cfg, in, launched, bp, ep, out);
+  }
+  if (kernels.blocks) {
+    cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(pieces.count, 16)));
+    cfg.name = "reduceSegments";
+    rl::launch(reduceSegments<T, Sem>, cfg, in, launched, bp, ep, out);
+  }
+  std::memcpy(static_cast<void*>(host_out.data()), output.get(), pieces.count * sizeof(Out));
+  return host_out;
+}
+}  // namespace
+
+template <class T, class Op>
+std::vector<result_t<T, Op>> simt_reduce_axis(const T* host, Matrix m, int axis, Op, unsigned grid, unsigned offset) {
+  Pieces p;
+  std::vector<result_t<T, Op>> probe(1);
+  if (Status s = matrix_pieces(host, m, axis, probe.data(), &p); !s) throw std::invalid_argument(s.message());
+  return run<T, Op>(host, p.elements, p, nullptr, nullptr, grid, offset);
+}
+
+template <class T, class Op>
+std::vector<result_t<T, Op>> simt_reduce_segments(const T* host, std::uint64_t n, const std::vector<std::int64_t>& begin,
+                                                  const std::vector<std::int64_t>& end, Op, unsigned grid) {
+  Pieces p;
+  std::vector<result_t<T, Op>> probe(1);
+  if (begin.size() != end.size()) throw std::invalid_argument("simt_reduce_segments: begin and end differ in size");
+  if (Status s = segment_pieces(host, begin.size(), begin.data(), end.data(), probe.data(), &p); !s)
+    throw std::invalid_argument(s.message());
+  return run<T, Op>(host, n, p, begin.data(), end.data(), grid, 0);
+}
+
+#define REDUCELAB_SIMT_SEGMENTS_(T, OP)                                                                       \
+  template std::vector<result_t<T, op::OP>> simt_reduce_axis<T, op::OP>(const T*, Matrix, int, op::OP, unsigned, \
+                                                                        unsigned);                            \
+  template std::vector<result_t<T, op::OP>> simt_reduce_segments<T, op::OP>(                                  \
+      const T*, std::uint64_t, const std::vector<std::int64_t>&, const std::vector<std::int64_t>&, op::OP, unsigned);
+#define REDUCELAB_SIMT_SEGMENTS_TYPE_(T) REDUCELAB_FOR_EACH_OP(REDUCELAB_SIMT_SEGMENTS_, T)
+REDUCELAB_FOR_EACH_TYPE(REDUCELAB_SIMT_SEGMENTS_TYPE_)
+
+}  // namespace reducelab::detail

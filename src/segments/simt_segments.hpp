@@ -1,0 +1,21 @@
+#pragma once
+// reduceSegments run on the SIMT backend (g++), for tests: the GPU's kernel source with every
+// access checked, so CI compares its bits with the CPU backend's.
+#include <cstdint>
+#include <vector>
+
+#include "reducelab/segments.hpp"
+
+namespace reducelab::detail {
+
+// The results of reduce_axis / reduce_segments over host data, computed by reduceSegments on the
+// emulator with `grid` blocks (0: one per piece, at most 16), the input placed `offset` elements
+// past a 16-byte boundary. Bad arguments throw std::invalid_argument with the Status message.
+template <class T, class Op>
+std::vector<result_t<T, Op>> simt_reduce_axis(const T* host, Matrix m, int axis, Op op, unsigned grid = 0,
+                                              unsigned offset = 0);
+template <class T, class Op>
+std::vector<result_t<T, Op>> simt_reduce_segments(const T* host, std::uint64_t n, const std::vector<std::int64_t>& begin,
+                                                  const std::vector<std::int64_t>& end, Op op, unsigned grid = 0);
+
+}  // namespace reducelab::detail

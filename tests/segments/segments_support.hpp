@@ -1,0 +1,91 @@
+#pragma once
+// Shared by the CPU/SIMT and GPU tests of reduce_axis and reduce_segments: the definition every
+// result is held to (a piece has the bits reducelab::cpu::reduce gives for its elements alone),
+// inputs and the shapes walked.
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "../core/reduce_support.hpp"
+#include "reducelab/detail/cpu_reduce.hpp"
+#include "reducelab/segments.hpp"
+
+namespace rltest {
+
+// The elements of piece p of a matrix along `axis`, gathered.
+template <class T>
+std::vector<T> matrix_piece(const std::vector<T>& x, Matrix m, int axis, std::uint64_t p) {
+  const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+  std::vector<T> piece;
+  if (axis == 1) piece.assign(x.begin() + p * pitch, x.begin() + p * pitch + m.cols);
+  else for (std::uint64_t r = 0; r < m.rows; ++r) piece.push_back(x[r * pitch + p]);
+  return piece;
+}
+
+// One piece's reference: the order fixed by its length (reduce_order.hpp), for every operation,
+// floating-point sums included (along axes and segments those are not exact; docs/performance.md).
+template <class T, class Op>
+result_t<T, Op> piece_reference(const T* x, std::uint64_t n) {
+  return detail::cpu_reduce<T, detail::semantics_t<T, Op>>(x, n, 1);
+}
+
+// What reduce_axis must give: each piece reduced on its own in its fixed order.
+template <class T, class Op>
+std::vector<result_t<T, Op>> expected_axis(const std::vector<T>& x, Matrix m, int axis, Op op) {
+  std::vector<result_t<T, Op>> out(axis == 1 ? m.rows : m.cols);
+  for (std::uint64_t p = 0; p < out.size(); ++p) {
+    const auto piece = matrix_piece(x, m, axis, p);
+    out[p] = piece_reference<T, Op>(piece.data(), piece.size());
+  }
+  return out;
+}
+
+template <class T, class Op>
+std::vector<result_t<T, Op>> expected_segments(const std::vector<T>& x, const std::vector<std::int64_t>& begin,
+                                               const std::vector<std::int64_t>& end, Op op) {
+  std::vector<result_t<T, Op>> out(begin.size());
+  for (std::size_t i = 0; i < begin.size(); ++i) {
+    const std::uint64_t len = end[i] > begin[i] ? std::uint64_t(end[i] - begin[i]) : 0;
+    out[i] = piece_reference<T, Op>(len ? x.data() + begin[i] : x.data(), len);
+  }
+  return out;
+}
+
+template <class T, class Op>
+std::vector<T> input_for(std::uint64_t n, std::uint64_t seed) {
+  if constexpr (std::is_same_v<Op, op::prod>) return product_input<T>(n, seed);
+  else return random_input<T>(n, seed);
+}
+
+// Segments over [0, n): random lengths, some empty, some with end < begin, some overlapping, one
+// covering everything.
+inline std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> random_segments(std::uint64_t n,
+                                                                                       std::size_t count,
+                                                                                       std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::int64_t> b(count), e(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t lo = n ? rng() % (n + 1) : 0;
+    const std::uint64_t hi = n ? lo + rng() % (n - lo + 1) : 0;
+    b[i] = static_cast<std::int64_t>(lo), e[i] = static_cast<std::int64_t>(hi);
+    if (i % 5 == 1) e[i] = b[i];                                   // empty
+    if (i % 7 == 3 && b[i] > 0) e[i] = b[i] - 1;                   // end < begin: empty
+  }
+  if (count > 0) b[0] = 0, e[0] = static_cast<std::int64_t>(n);   // the whole array
+  return {b, e};
+}
+
+template <class R>
+void expect_same(const std::vector<R>& got, const std::vector<R>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_TRUE(same_bits(got[i], want[i])) << what << ": piece " << i << " is " << show(got[i]) << ", want "
+                                            << show(want[i]);
+}
+
+template <class F>
+void for_each_op(F&& f) {
+  f(op::sum{}), f(op::prod{}), f(op::min{}), f(op::max{}), f(op::mean{}), f(op::argmin{}), f(op::argmax{});
+}
+
+}  // namespace rltest

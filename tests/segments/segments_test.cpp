@@ -1,0 +1,218 @@
+// reduce_axis and reduce_segments: the CPU backend against the definition (each piece has the bits
+// of cpu::reduce over its elements alone), the documented empty results and errors, and the GPU
+// kernel run on SIMT against the CPU backend, bit for bit, across grids and alignments.
+#include <cmath>
+
+#include "segments/simt_segments.hpp"
+#include "segments_support.hpp"
+
+namespace rltest {
+namespace {
+
+template <class T>
+class SegmentsCpu : public ::testing::Test {};
+TYPED_TEST_SUITE(SegmentsCpu, AllTypes);
+
+// Rows x cols of 0, 1, 31, 33 and one row long enough for several chunks, packed and pitched.
+template <class T>
+std::vector<Matrix> awkward_matrices() {
+  std::vector<Matrix> ms;
+  for (std::uint64_t r : {0, 1, 31, 33})
+    for (std::uint64_t c : {0, 1, 31, 33}) ms.push_back({r, c, 0}), ms.push_back({r, c, c + 3});
+  ms.push_back({2, 3 * detail::Shape<T>::kTile + 17, 0});
+  return ms;
+}
+
+TYPED_TEST(SegmentsCpu, EveryRowAndColumnHasTheBitsOfReducingItAlone) {
+  using T = TypeParam;
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    for (const Matrix m : awkward_matrices<T>()) {
+      const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+      const auto x = input_for<T, Op>(m.rows * pitch, 7 + m.rows * 100 + m.cols);
+      for (int axis : {0, 1}) {
+        std::vector<result_t<T, Op>> got(axis == 1 ? m.rows : m.cols);
+        ASSERT_TRUE(cpu::reduce_axis(x.data(), m, axis, op, got.data()).ok());
+        expect_same(got, expected_axis(x, m, axis, op),
+                    type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + " pitch " +
+                        std::to_string(pitch) + " axis " + std::to_string(axis));
+      }
+    }
+  });
+}
+
+TYPED_TEST(SegmentsCpu, EverySegmentHasTheBitsOfReducingItAlone) {
+  using T = TypeParam;
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(33), std::uint64_t(1000), 3 * detail::Shape<T>::kTile + 17}) {
+      const auto x = input_for<T, Op>(n, 11 + n);
+      const auto [b, e] = random_segments(n, 40, n);
+      std::vector<result_t<T, Op>> got(b.size());
+      ASSERT_TRUE(cpu::reduce_segments(x.data(), b.size(), b.data(), e.data(), op, got.data()).ok());
+      expect_same(got, expected_segments(x, b, e, op), type_name<T>() + " n " + std::to_string(n));
+    }
+  });
+}
+
+// 1000003 rows of one element and one row of 1000003, both axes (every op would take minutes
+// through the reference; sum, max and argmin cover the three kinds of accumulator).
+TYPED_TEST(SegmentsCpu, AMillionAndThreeAlongEitherAxis) {
+  using T = TypeParam;
+  constexpr std::uint64_t kN = 1000003;
+  const auto x = random_input<T>(kN, 5);
+  auto check = [&](auto op) {
+    using Op = decltype(op);
+    const auto whole = piece_reference<T, Op>(x.data(), kN);
+    for (const Matrix m : {Matrix{1, kN, 0}, Matrix{kN, 1, 0}}) {
+      for (int axis : {0, 1}) {
+        const bool long_pieces = (axis == 1) == (m.cols == kN);
+        std::vector<result_t<T, Op>> got(axis == 1 ? m.rows : m.cols);
+        ASSERT_TRUE(cpu::reduce_axis(x.data(), m, axis, op, got.data()).ok());
+        if (long_pieces) {
+          ASSERT_EQ(got.size(), 1u);
+          ASSERT_TRUE(same_bits(got[0], whole)) << type_name<T>() << " axis " << axis << ": " << show(got[0]);
+        } else {
+          ASSERT_EQ(got.size(), kN);
+          for (std::uint64_t i = 0; i < kN; i += 9973)
+            ASSERT_TRUE(same_bits(got[i], serial(std::vector<T>{x[i]}, op))) << type_name<T>() << " piece " << i;
+        }
+      }
+    }
+  };
+  check(op::sum{}), check(op::max{}), check(op::argmin{});
+}
+
+TYPED_TEST(SegmentsCpu, EmptyPiecesGiveTheDocumentedValues) {
+  using T = TypeParam;
+  const std::vector<T> x(4);
+  const Matrix no_cols{3, 0, 0};
+  std::vector<result_t<T, op::sum>> sums(3);
+  ASSERT_TRUE(cpu::reduce_axis(x.data(), no_cols, 1, op::sum{}, sums.data()).ok());
+  for (auto s : sums) EXPECT_TRUE(same_bits(s, result_t<T, op::sum>(0)));
+  std::vector<result_t<T, op::prod>> prods(3);
+  ASSERT_TRUE(cpu::reduce_axis(x.data(), no_cols, 1, op::prod{}, prods.data()).ok());
+  for (auto p : prods) EXPECT_TRUE(same_bits(p, result_t<T, op::prod>(1)));
+  std::vector<double> means(3);
+  ASSERT_TRUE(cpu::reduce_axis(x.data(), no_cols, 1, op::mean{}, means.data()).ok());
+  for (double m : means) EXPECT_TRUE(std::isnan(m));
+
+  const std::vector<std::int64_t> b{2, 3}, e{2, 1};  // empty, and end < begin
+  std::vector<T> mins(2), maxs(2);
+  ASSERT_TRUE(cpu::reduce_segments(x.data(), 2, b.data(), e.data(), op::min{}, mins.data()).ok());
+  ASSERT_TRUE(cpu::reduce_segments(x.data(), 2, b.data(), e.data(), op::max{}, maxs.data()).ok());
+  std::vector<ArgResult<T>> argmins(2);
+  ASSERT_TRUE(cpu::reduce_segments(x.data(), 2, b.data(), e.data(), op::argmin{}, argmins.data()).ok());
+  for (int i = 0; i < 2; ++i) {
+    if constexpr (is_floating<T>) {
+      EXPECT_TRUE(same_bits(mins[i], detail::positive_infinity<T>()));
+      EXPECT_TRUE(same_bits(maxs[i], detail::negative_infinity<T>()));
+    } else {
+      EXPECT_EQ(mins[i], std::numeric_limits<T>::max());
+      EXPECT_EQ(maxs[i], std::numeric_limits<T>::lowest());
+    }
+    EXPECT_EQ(argmins[i].index, -1);
+  }
+}
+
+TEST(SegmentsCpuErrors, BadArgumentsAreRejectedWithTheValue) {
+  std::vector<float> x(12), out(12);
+  auto st = cpu::reduce_axis(x.data(), Matrix{3, 4, 0}, 2, op::sum{}, out.data());
+  EXPECT_EQ(st.code(), Errc::invalid_argument);
+  EXPECT_NE(st.message().find("axis 2"), std::string::npos) << st.message();
+  st = cpu::reduce_axis(x.data(), Matrix{3, 4, 3}, 1, op::sum{}, out.data());
+  EXPECT_EQ(st.code(), Errc::invalid_argument);
+  EXPECT_NE(st.message().find("pitch 3"), std::string::npos) << st.message();
+  st = cpu::reduce_axis(static_cast<const float*>(nullptr), Matrix{3, 4, 0}, 1, op::sum{}, out.data());
+  EXPECT_EQ(st.code(), Errc::invalid_argument);
+  st = cpu::reduce_axis(x.data(), Matrix{1ull << 40, 1ull << 40, 0}, 0, op::sum{}, out.data());
+  EXPECT_EQ(st.code(), Errc::invalid_argument);
+  const std::int64_t b[] = {-2}, e[] = {3};
+  st = cpu::reduce_segments(x.data(), 1, b, e, op::sum{}, out.data());
+  EXPECT_EQ(st.code(), Errc::invalid_argument);
+  EXPECT_NE(st.message().find("-2"), std::string::npos) << st.message();
+  st = cpu::reduce_segments(x.data(), 1, static_cast<const std::int64_t*>(nullptr), e, op::sum{}, out.data());
+  EXPECT_EQ(st.code(), Errc::invalid_argument);
+  // Nothing to do is not an error, whatever the pointers.
+  EXPECT_TRUE(cpu::reduce_segments(static_cast<const float*>(nullptr), 0, nullptr, nullptr, op::sum{},
+                                   static_cast<float*>(nullptr)).ok());
+}
+
+TEST(SegmentsCpu, ThreadCountDoesNotChangeTheBits) {
+  const auto x = random_input<float>(3 * 40000, 3);
+  std::vector<float> one(3), many(3);
+  ASSERT_TRUE(cpu::reduce_axis(x.data(), Matrix{3, 40000, 0}, 1, op::sum{}, one.data(), 1).ok());
+  ASSERT_TRUE(cpu::reduce_axis(x.data(), Matrix{3, 40000, 0}, 1, op::sum{}, many.data(), 7).ok());
+  expect_same(one, many, "threads 1 vs 7");
+}
+
+// The GPU kernel on the SIMT backend.
+template <class T>
+class SegmentsSimt : public ::testing::Test {};
+TYPED_TEST_SUITE(SegmentsSimt, AllTypes);
+
+TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsAlongBothAxesForEveryGridAndAlignment) {
+  using T = TypeParam;
+  // Every block of 256 fibers costs real time on the emulator: few pieces, short ones.
+  const std::vector<Matrix> ms{{0, 5, 0}, {1, 1, 0}, {3, 31, 0}, {33, 3, 5}, {2, 97, 0}};
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    for (const Matrix m : ms) {
+      const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+      const auto x = input_for<T, Op>(m.rows * pitch, 3 + m.cols);
+      for (int axis : {0, 1}) {
+        const auto want = expected_axis(x, m, axis, op);
+        for (unsigned grid : {0u, 3u})
+          for (unsigned offset : {0u, 1u}) {
+            if (grid == 3 && offset == 1) continue;
+            expect_same(detail::simt_reduce_axis(x.data(), m, axis, op, grid, offset), want,
+                        type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + " axis " +
+                            std::to_string(axis) + " grid " + std::to_string(grid) + " offset " + std::to_string(offset));
+          }
+      }
+    }
+  });
+}
+
+// Rows up to one tile go to a warp each (reduceShortPieces): whole tiles, rows that do not start
+// on a 16-byte boundary, rows that end inside a vector, rows just past one warp's vectors.
+TYPED_TEST(SegmentsSimt, WarpPerRowHasTheBlockOrderUpToOneTile) {
+  using T = TypeParam;
+  constexpr std::uint64_t kTile = detail::Shape<T>::kTile, kVec = detail::Shape<T>::kVec;
+  const std::vector<Matrix> ms{{2, kTile, 0}, {3, kTile - 5, kTile - 3}, {4, 32 * kVec + 1, 0}, {5, 3 * kVec + 2, 0}};
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    for (const Matrix m : ms) {
+      const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+      const auto x = input_for<T, Op>(m.rows * pitch, 31 + m.cols);
+      const auto want = expected_axis(x, m, 1, op);
+      for (unsigned offset : {0u, 3u})
+        expect_same(detail::simt_reduce_axis(x.data(), m, 1, op, 0, offset), want,
+                    type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + " offset " +
+                        std::to_string(offset));
+    }
+  });
+}
+
+TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsForSegments) {
+  using T = TypeParam;
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    const std::uint64_t n = detail::Shape<T>::kTile + 300;  // short segments for the warps, long ones for blocks
+    const auto x = input_for<T, Op>(n, 17);
+    const auto [b, e] = random_segments(n, 8, 4);
+    const auto want = expected_segments(x, b, e, op);
+    for (unsigned grid : {0u, 5u}) expect_same(detail::simt_reduce_segments(x.data(), n, b, e, op, grid), want, type_name<T>());
+  });
+}
+
+TEST(SegmentsSimt, SeveralChunksInOnePieceMatchTheCpu) {
+  const std::uint64_t len = 5 * detail::Shape<float>::kTile + 3;  // 6 chunks: step 3 runs
+  const auto x = random_input<float>(2 * len, 9);
+  const Matrix m{2, len, 0};
+  expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, 1), expected_axis(x, m, 1, op::sum{}), "float sum");
+  expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::argmax{}, 2), expected_axis(x, m, 1, op::argmax{}), "argmax");
+}
+
+}  // namespace
+}  // namespace rltest
