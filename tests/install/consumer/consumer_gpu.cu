@@ -30,7 +30,7 @@ int main() {
     return 1;
   }
   (void)reducelab::cpu::reduce_axis(x.data(), reducelab::Matrix{rows, cols, 0}, 1, reducelab::op::sum{}, want.data());
-  const float cpu_whole = reducelab::cpu::reduce(x.data(), x.size(), reducelab::op::sum{});
+  const float cpu_whole = reducelab::cpu::reduce(x.data(), x.size(), reducelab::op::sum{}).value;
   const bool same = std::memcmp(got.data(), want.data(), rows * sizeof(float)) == 0 &&
                     std::memcmp(&whole.value, &cpu_whole, sizeof(float)) == 0;
   std::printf("consumer_gpu: sum %.6f, row 0 %.6f, GPU and CPU bits %s\n", whole.value, got[0], same ? "equal" : "DIFFER");
