@@ -11,12 +11,15 @@
 //
 // Every type and built-in operation of reducelab::reduce (reduce.hpp), with the same meaning
 // and result types. Each row, column or segment of length L is reduced in reducelab::reduce's
-// fixed order for L elements, so its result has exactly the bits reducelab::reduce (and
-// reducelab::cpu::reduce) give for those L elements on their own: independent of the GPU, the
-// grid and the other pieces. argmin/argmax indices count from the start of the piece.
+// fixed order for L elements, so its bits do not depend on the GPU, the grid or the other
+// pieces, and the CPU functions below give the same. For integers, min, max, argmin, argmax and
+// products that is exactly what reducelab::reduce gives for the L elements on their own;
+// floating-point sums and means of pieces are not exact yet (carried in double in that fixed
+// order), where reducelab::reduce's are. argmin/argmax indices count from the start of the piece.
 //
 // Empty pieces (cols == 0, rows == 0, end <= begin) are not errors; each gets what
-// reducelab::reduce gives for n == 0:
+// reducelab::reduce gives for n == 0 (min/max/argmin/argmax, which reducelab::reduce reports
+// as Errc::empty_input, give their identity and index -1 here):
 //   sum 0, prod 1, mean NaN (NumPy's mean of nothing);
 //   min +inf (floats) or the type's largest value, max -inf or the type's lowest: the
 //   identity, as CUB writes for an empty segment (CUB's float min writes FLT_MAX, not +inf);
