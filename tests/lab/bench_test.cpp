@@ -137,6 +137,11 @@ TEST(BenchCost, LargeSweepsSayMemoryAndTimeUpFront) {
   EXPECT_EQ(b::cost_estimate(b::parse(a), std::size_t(1) << 30), "");  // does not fit: skipped, not announced
   a.sizes = "2^20";
   EXPECT_EQ(b::cost_estimate(b::parse(a), std::size_t(1) << 40), "");
+  a.backend = "auto", a.sizes = "2^30", a.dtypes = "float";  // the GPU's plan: memory and a rough time too
+  const std::string gpu = b::cost_estimate(b::parse(a), std::size_t(1) << 40);
+  EXPECT_NE(gpu.find("takes 4 GiB of host and device memory"), std::string::npos) << gpu;
+  EXPECT_NE(gpu.find("roughly "), std::string::npos) << gpu;
+  EXPECT_NE(gpu.find(" s, mostly on the host"), std::string::npos) << gpu;
 }
 
 // Nothing ran, or a size asked for was skipped: not a success, and the summary says why.
