@@ -218,7 +218,7 @@ Plan parse(const Args& a) {
   }
   if (!a.ops.empty() && ops.empty()) throw UsageError(fmt::format("--ops {}: no op given", a.ops));
   if (elems.empty() && ops.empty()) {
-    // The targets: int32/float/double x sum/min/max, then half/bf16 sums.
+    // The default cases: int32/float/double x sum/min/max, then half/bf16 sums.
     for (Elem e : {Elem::int32, Elem::float32, Elem::float64})
       for (OpKind op : reducelab::kAllOps) p.cases.push_back({e, op});
     p.cases.push_back({Elem::half, OpKind::sum});

@@ -65,7 +65,7 @@ struct Plan {
 };
 
 // Default sweep: 2^10 .. 2^30 by powers of 4 on a GPU; 2^10 .. 2^24 on the CPU backend.
-// Default cases, without --dtypes and --ops: the targets, int32/float/double x
+// Default cases, without --dtypes and --ops: int32/float/double x
 // sum/min/max and half/bf16 sums. With either flag: every listed dtype x every listed op
 // (an omitted one takes its default: int32,float,double,half,bf16 or sum,min,max).
 // Throws UsageError naming the bad value.
