@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "reducelab/ops.hpp"
+#include "reducelab/reduce.hpp"
 #include "reducelab/types.hpp"
 
 namespace rl::lab {
@@ -20,6 +21,17 @@ class Device;
 namespace rl::lab::bench {
 
 using reducelab::OpKind;
+
+// Calls f.template operator()<Op>() with the library's tag for a bench operation.
+template <class F>
+decltype(auto) with_op(OpKind op, F&& f) {
+  switch (op) {
+    case OpKind::sum: return f.template operator()<reducelab::op::sum>();
+    case OpKind::min: return f.template operator()<reducelab::op::min>();
+    case OpKind::max: break;
+  }
+  return f.template operator()<reducelab::op::max>();
+}
 
 // The element types of the library (reducelab/reduce.hpp), as the bench names them.
 enum class Elem { int8, int16, int32, int64, uint8, uint16, uint32, uint64, half, bf16, float32, float64 };

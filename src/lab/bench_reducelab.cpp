@@ -16,16 +16,6 @@ namespace rl::lab::bench {
 
 namespace {
 
-template <class F>
-decltype(auto) with_op(OpKind op, F&& f) {
-  switch (op) {
-    case OpKind::sum: return f.template operator()<reducelab::op::sum>();
-    case OpKind::min: return f.template operator()<reducelab::op::min>();
-    case OpKind::max: break;
-  }
-  return f.template operator()<reducelab::op::max>();
-}
-
 template <class T, class Op>
 class ReducelabCall final : public Call {
  public:

@@ -174,16 +174,6 @@ std::vector<OpKind> parse_ops(const std::string& s) {
   return out;
 }
 
-template <class F>
-decltype(auto) with_op(OpKind op, F&& f) {
-  switch (op) {
-    case OpKind::sum: return f.template operator()<reducelab::op::sum>();
-    case OpKind::min: return f.template operator()<reducelab::op::min>();
-    case OpKind::max: break;
-  }
-  return f.template operator()<reducelab::op::max>();
-}
-
 template <class T>
 T random_element(std::mt19937_64& rng) {
   const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53 * 2.0 - 1.0;

@@ -10,25 +10,12 @@
 #include "lab/errors.hpp"
 #include "lab/explain.hpp"
 #include "lab/verify.hpp"
+#include "lab/launch_log.hpp"
 #include "simt/launch_observer.hpp"
 
 namespace rl::lab {
 namespace {
 
-// Collects the launches rl::launch makes while it lives.
-class LaunchLog {
- public:
-  LaunchLog() : previous_(launch_observer()) { launch_observer() = {&record, this}; }
-  ~LaunchLog() { launch_observer() = previous_; }
-  LaunchLog(const LaunchLog&) = delete;
-  LaunchLog& operator=(const LaunchLog&) = delete;
-  const std::vector<LaunchRecord>& records() const { return records_; }
-
- private:
-  static void record(const LaunchRecord& r, void* self) { static_cast<LaunchLog*>(self)->records_.push_back(r); }
-  LaunchObserver previous_;
-  std::vector<LaunchRecord> records_;
-};
 
 // Stops the instrumented kernels' probes on every way out.
 struct Detach {

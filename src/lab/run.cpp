@@ -9,6 +9,7 @@
 #include "lab/errors.hpp"
 #include "lab/littles_law.hpp"
 #include "lab/verify.hpp"
+#include "lab/launch_log.hpp"
 #include "simt/launch_observer.hpp"
 #if RL_WITH_CUDA
 #include "lab/kernel_resources.hpp"
@@ -103,20 +104,6 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-// The kernels a launcher starts while it lives (the CUDA backend reports them; simt does not).
-class LaunchLog {
- public:
-  LaunchLog() : previous_(launch_observer()) { launch_observer() = {&record, this}; }
-  ~LaunchLog() { launch_observer() = previous_; }
-  LaunchLog(const LaunchLog&) = delete;
-  LaunchLog& operator=(const LaunchLog&) = delete;
-  const std::vector<LaunchRecord>& records() const { return records_; }
-
- private:
-  static void record(const LaunchRecord& r, void* self) { static_cast<LaunchLog*>(self)->records_.push_back(r); }
-  LaunchObserver previous_;
-  std::vector<LaunchRecord> records_;
-};
 
 // Little's law for the row, from its first launch's occupancy (the kernel that reads the input).
 void predict(Row& row, const gallery::Entry& e, const Plan& plan, const std::vector<LaunchRecord>& launches,
