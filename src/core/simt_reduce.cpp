@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "reducelab/detail/agent_exact.cuh"
+#include "reducelab/detail/agent_order_free.cuh"
 #include "reducelab/detail/agent_reduce.cuh"
 #include "reducelab/detail/workspace.hpp"
 #include "simt/portable.cuh"
@@ -51,6 +52,16 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
       std::memcpy(static_cast<void*>(&result), output.get(), sizeof(Out));
       return result;
     }
+  }
+  if constexpr (Sem::order_free) {
+    const FreeShape shape = free_shape<T>(n, in, std::min<std::uint64_t>(grid != 0 ? grid : 64, kPartialSlots));
+    cfg.grid = dim3(shape.grid);
+    cfg.name = "reduceOrderFree";
+    rl::launch(reduceOrderFree<T, Sem>, cfg, static_cast<const T*>(in), shape, static_cast<Acc*>(partials.get()),
+               static_cast<unsigned*>(ticket.get()), static_cast<Out*>(output.get()));
+    Out result;
+    std::memcpy(static_cast<void*>(&result), output.get(), sizeof(Out));
+    return result;
   }
   const LaunchShape shape = launch_shape<T, Sem>(n, grid != 0 ? grid : 64, deterministic, in);
 

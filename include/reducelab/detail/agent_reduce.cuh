@@ -129,6 +129,32 @@ __device__ __forceinline__ typename Sem::Acc fold_chunk(rl::gmem<const T> input,
   return acc;
 }
 
+// Step 3, in the last block of a launch: thread t folds partials t, t + kThreads, ... in order
+// (all its loads issued first: one trip to L2 instead of one per partial), the block folds the
+// threads' results in the fixed tree, thread 0 writes the answer and resets the ticket for the
+// next launch (every block has taken its ticket).
+template <class Sem>
+__device__ __forceinline__ void fold_partials(rl::gmem<typename Sem::Acc> partials, std::uint64_t count,
+                                              rl::smem<typename Sem::Acc> slots, rl::gmem<unsigned> ticket,
+                                              rl::gmem<typename Sem::Out> output, std::uint64_t n) {
+  using Acc = typename Sem::Acc;
+  constexpr unsigned kPerThread = (kMaxPartials + kThreads - 1) / kThreads;
+  Acc got[kPerThread];
+#pragma unroll
+  for (unsigned k = 0; k < kPerThread; ++k) {
+    const std::uint64_t i = threadIdx.x + std::uint64_t(k) * kThreads;
+    got[k] = i < count ? load_other_block(partials, i) : Sem::identity();
+  }
+  Acc w = Sem::identity();
+#pragma unroll
+  for (unsigned k = 0; k < kPerThread; ++k) w = Sem::combine(w, got[k]);
+  w = block_fold<Sem>(w, slots);
+  if (threadIdx.x == 0) {
+    output[0] = Sem::finish(w, n);
+    ticket[0] = 0u;
+  }
+}
+
 enum : unsigned {
   kAligned = 1u,        // the input is 16-byte aligned: vector loads
   kAtomicCombine = 2u,  // nondeterministic variant: chunk results meet in one atomic accumulator
@@ -210,23 +236,7 @@ __global__ void __launch_bounds__(kThreads)
       return;
     }
   }
-  // Thread t folds chunks t, t + kThreads, ... in order; all its loads are issued first (one
-  // trip to L2 instead of one per chunk).
-  constexpr unsigned kPerThread = (kMaxPartials + kThreads - 1) / kThreads;
-  Acc got[kPerThread];
-#pragma unroll
-  for (unsigned k = 0; k < kPerThread; ++k) {
-    const std::uint64_t i = threadIdx.x + std::uint64_t(k) * kThreads;
-    got[k] = i < plan.chunks ? load_other_block(partials, i) : Sem::identity();
-  }
-  Acc w = Sem::identity();
-#pragma unroll
-  for (unsigned k = 0; k < kPerThread; ++k) w = Sem::combine(w, got[k]);
-  w = block_fold<Sem>(w, slots);
-  if (threadIdx.x == 0) {
-    output[0] = Sem::finish(w, plan.n);
-    ticket[0] = 0u;  // every block has taken its ticket: ready for the next launch
-  }
+  fold_partials<Sem>(partials, plan.chunks, slots, ticket, output, plan.n);
 }
 
 }  // namespace reducelab::detail

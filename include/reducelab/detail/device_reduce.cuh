@@ -11,6 +11,7 @@
 #include <string>
 
 #include "reducelab/detail/agent_exact.cuh"
+#include "reducelab/detail/agent_order_free.cuh"
 #include "reducelab/detail/agent_reduce.cuh"
 #include "reducelab/detail/workspace.hpp"
 #include "reducelab/reduce.hpp"
@@ -36,6 +37,28 @@ Status resident_blocks(int device, int* blocks) {
   if (*blocks < 1) *blocks = 1;
   if (device >= 0 && device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
   return {};
+}
+
+// Launches `kernel` on `stream`. With REDUCELAB_OVERLAP_LAUNCH (the default) the launch asks for
+// programmatic stream serialization: the kernel may start while the kernel before it in the
+// stream is still finishing, and waits (griddepcontrol.wait) before it reads anything.
+#ifndef REDUCELAB_OVERLAP_LAUNCH
+#define REDUCELAB_OVERLAP_LAUNCH 1
+#endif
+template <class... Params, class... Args>
+cudaError_t launch_kernel(void (*kernel)(Params...), unsigned grid, stream_t stream, Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(kThreads);
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  if (REDUCELAB_OVERLAP_LAUNCH) {
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
 }
 
 template <class T, class Op>
@@ -66,6 +89,19 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
       kernel<<<grid, kThreads, 0, stream>>>(input, n, flags, ws.exact, ws.ticket, output);
       const cudaError_t e = cudaGetLastError();
       if (e != cudaSuccess) return cuda_status(e, "launching reduceExact");
+      return {};
+    }
+  }
+  if constexpr (Sem::order_free) {
+    if (free_shape_fits<T>(input)) {  // any split gives the same bits: the fastest one
+      constexpr auto kernel = reduceOrderFree<T, Sem>;
+      if (Status s = resident_blocks<kernel>(device, &per_sm); !s) return s;
+      const std::uint64_t slots = std::clamp<std::uint64_t>(
+          options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm, 1, kPartialSlots);
+      const FreeShape shape = free_shape<T>(n, input, slots);
+      const cudaError_t e = launch_kernel(kernel, shape.grid, stream, input, shape, static_cast<Acc*>(ws.partials),
+                                          ws.ticket, output);
+      if (e != cudaSuccess) return cuda_status(e, "launching reduceOrderFree");
       return {};
     }
   }

@@ -62,11 +62,27 @@ struct Plan {
   std::uint64_t tiles = 0;   // K = ceil(n / tile)
   std::uint64_t chunks = 0;  // C
   std::uint64_t tile = 1;    // elements per tile of the element type
-  // First element of chunk c (c == chunks gives n).
+  std::uint64_t per = 0;     // tiles / chunks
+  std::uint32_t extra = 0;   // tiles % chunks
+  // First element of chunk c (c == chunks gives n): floor(tiles * c / chunks) tiles in, computed
+  // as per * c + floor(extra * c / chunks). extra * c < chunks^2 fits 32 bits for the
+  // library's launches, so the kernel does one 32-bit division, not a 128-bit one (which cost a block about 1 us before its
+  // first load at mid n; docs/performance.md).
   RL_HD_INLINE std::uint64_t chunk_begin(std::uint64_t c) const {
     if (c >= chunks) return n;
-    const auto first = static_cast<std::uint64_t>((static_cast<unsigned __int128>(tiles) * c) / chunks) * tile;
+    std::uint64_t part;
+    if (chunks <= 0xffffu) {
+      part = static_cast<std::uint32_t>(extra * static_cast<std::uint32_t>(c)) / static_cast<std::uint32_t>(chunks);
+    } else {  // more chunks than the library launches (a test's own plan): the wide way
+      part = static_cast<std::uint64_t>((static_cast<unsigned __int128>(extra) * c) / chunks);
+    }
+    const std::uint64_t first = (per * c + part) * tile;
     return first < n ? first : n;
+  }
+  RL_HD_INLINE void set_chunks(std::uint64_t c) {
+    chunks = c;
+    per = c != 0 ? tiles / c : 0;
+    extra = c != 0 ? static_cast<std::uint32_t>(tiles % c) : 0u;
   }
 };
 
@@ -76,7 +92,7 @@ RL_HD_INLINE Plan plan_with_chunks(std::uint64_t n, std::uint64_t most) {
   p.n = n;
   p.tile = Shape<T>::kTile;
   p.tiles = (n + p.tile - 1) / p.tile;
-  p.chunks = p.tiles < most ? p.tiles : most;
+  p.set_chunks(p.tiles < most ? p.tiles : most);
   return p;
 }
 
@@ -87,7 +103,7 @@ RL_HD_INLINE Plan plan_with_chunks(std::uint64_t n, std::uint64_t most) {
 template <class T>
 RL_HD_INLINE Plan fixed_plan(std::uint64_t n) {
   Plan p = plan_with_chunks<T>(n, kChunks);
-  if (p.tiles > kChunks / 2 && p.tiles < kChunks) p.chunks = kChunks / 2;
+  if (p.tiles > kChunks / 2 && p.tiles < kChunks) p.set_chunks(kChunks / 2);
   return p;
 }
 

@@ -1,0 +1,133 @@
+#pragma once
+// The kernel of reducelab::reduce for operations whose result does not depend on the order of
+// combination (Sem::order_free: integer sums and products, min, max, argmin, argmax, integer
+// means). With no order to keep, the work is split the way that is fastest on Hopper:
+//   - the array is a head (elements before the first 16-byte boundary), a body of 16-byte
+//     vectors and a tail (the elements after the last whole vector); block 0 takes the head and
+//     the tail;
+//   - the body is cut into units of kThreads x kFreeLoads vectors; blocks take units in a
+//     grid-stride loop, every thread issuing its kFreeLoads loads before the first add, guarded
+//     ones included (a partial unit costs one round trip, not one per vector);
+//   - the grid is as many units as there are, up to what the GPU holds at once, so a mid-size
+//     input spreads over every SM (2^16 int32 values: 16 blocks rather than the 8 of the
+//     fixed order's 32 KiB tiles);
+//   - one partial per block, a ticket, and the last block folds the partials (agent_reduce.cuh).
+// Against the fixed-order kernel at 2^16..2^22 on an H100 this saves ~1 us of a 6-8 us call
+// (docs/performance.md): the tile/chunk arithmetic before the first load and half the blocks.
+#include <cstdint>
+
+#include "reducelab/detail/agent_reduce.cuh"
+#include "reducelab/detail/block_reduce.cuh"
+#include "reducelab/detail/reduce_ops.cuh"
+#include "reducelab/detail/portable.cuh"
+
+namespace reducelab::detail {
+
+// Vectors each thread loads per unit. 4 x 16 bytes x 256 threads = 16 KiB per unit.
+inline constexpr unsigned kFreeLoads = 4;
+
+// How an order-free reduce of n elements at `input` is cut (the same on the GPU and in SIMT).
+struct FreeShape {
+  std::uint64_t n = 0;
+  std::uint32_t head = 0;   // elements before the first 16-byte boundary (< elements per vector)
+  std::uint64_t vectors = 0;
+  std::uint64_t units = 0;
+  unsigned grid = 1;
+};
+template <class T>
+inline FreeShape free_shape(std::uint64_t n, const void* input, std::uint64_t slots) {
+  constexpr unsigned kVec = Shape<T>::kVec;
+  FreeShape s;
+  s.n = n;
+  const auto misalign = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(input) % 16);
+  const std::uint64_t head = misalign == 0 ? 0 : (16 - misalign) / sizeof(T);
+  s.head = static_cast<std::uint32_t>(head < n ? head : n);
+  s.vectors = (n - s.head) / kVec;
+  s.units = (s.vectors + std::uint64_t(kThreads) * kFreeLoads - 1) / (std::uint64_t(kThreads) * kFreeLoads);
+  const std::uint64_t g = s.units < slots ? s.units : slots;
+  s.grid = static_cast<unsigned>(g < 1 ? 1 : g);
+  return s;
+}
+// The input can be cut this way: its address is a multiple of the element size.
+template <class T>
+inline bool free_shape_fits(const void* input) {
+  return reinterpret_cast<std::uintptr_t>(input) % sizeof(T) == 0;
+}
+
+// Programmatic dependent launch: wait here until the kernel before this one in the stream has
+// finished writing (a no-op when the launch did not ask for overlap), and let the kernel after
+// this one start its own preamble.
+__device__ __forceinline__ void wait_for_producer() {
+#if !RL_SIMT && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void let_consumer_start() {
+#if !RL_SIMT && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceOrderFree(rl::gmem<const T> input, FreeShape shape, rl::gmem<typename Sem::Acc> partials,
+                    rl::gmem<unsigned> ticket, rl::gmem<typename Sem::Out> output) {
+  using Acc = typename Sem::Acc;
+  using Inner = typename Sem::Inner;
+  constexpr unsigned kVec = Shape<T>::kVec;
+  constexpr std::uint64_t kUnit = std::uint64_t(kThreads) * kFreeLoads;
+  __shared__ Acc slot_storage[kWarps];
+  rl::smem<Acc> slots = slot_storage;
+  __shared__ unsigned last_storage[1];
+  rl::smem<unsigned> am_last = last_storage;
+
+  wait_for_producer();
+  const std::uint64_t head = shape.head, vectors = shape.vectors;
+  Acc acc = Sem::identity();
+  for (std::uint64_t u = blockIdx.x; u < shape.units; u += gridDim.x) {
+    const std::uint64_t first = u * kUnit + threadIdx.x;  // this thread's first vector of the unit
+    Vec<T> v[kFreeLoads];
+    bool has[kFreeLoads];
+    const bool whole = (u + 1) * kUnit <= vectors;  // the same in every thread of the block
+#pragma unroll
+    for (unsigned i = 0; i < kFreeLoads; ++i) {
+      const std::uint64_t at = first + std::uint64_t(i) * kThreads;
+      has[i] = whole || at < vectors;
+      if (has[i]) v[i] = load_vec(input, head + at * kVec);
+    }
+    Inner in = Sem::inner_identity();
+#pragma unroll
+    for (unsigned i = 0; i < kFreeLoads; ++i) {
+      if (has[i]) {
+        const std::uint64_t at = head + (first + std::uint64_t(i) * kThreads) * kVec;
+#pragma unroll
+        for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(v[i].v[j], at + j));
+      }
+    }
+    acc = Sem::absorb(acc, in);
+  }
+  let_consumer_start();
+  if (blockIdx.x == 0) {  // the head and the tail, fewer than kVec elements each
+    const std::uint64_t tail_begin = head + vectors * kVec;
+    Inner in = Sem::inner_identity();
+    if (threadIdx.x < head) in = Sem::inner_combine(in, Sem::lift(input[threadIdx.x], threadIdx.x));
+    if (tail_begin + threadIdx.x < shape.n)
+      in = Sem::inner_combine(in, Sem::lift(input[tail_begin + threadIdx.x], tail_begin + threadIdx.x));
+    acc = Sem::absorb(acc, in);
+  }
+  acc = block_fold<Sem>(acc, slots);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) output[0] = Sem::finish(acc, shape.n);
+    return;
+  }
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = acc;
+    am_last[0] = take_ticket(ticket) == gridDim.x - 1 ? 1u : 0u;
+  }
+  __syncthreads();
+  const unsigned last = am_last[0];
+  if (last == 0) return;  // uniform across the block
+  fold_partials<Sem>(partials, gridDim.x, slots, ticket, output, shape.n);
+}
+
+}  // namespace reducelab::detail
