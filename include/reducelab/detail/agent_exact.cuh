@@ -318,6 +318,7 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x < static_cast<unsigned>(kD)) digits[threadIdx.x] = 0ull;
   if (threadIdx.x == 0) misc[0] = 0u;
   __syncthreads();
+  wait_for_producer();
 
   const bool aligned = (flags & kAligned) != 0;
   const BlockDigits<T> spill{digits};
@@ -335,6 +336,7 @@ __global__ void __launch_bounds__(kThreads)
       __syncthreads();
     }
   }
+  let_consumer_start();
   if constexpr (std::is_same_v<T, double>) carry.merge(odd, spill);
   const unsigned seen = warp_finish<T>(carry, digits);
   if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
@@ -346,7 +348,9 @@ __global__ void __launch_bounds__(kThreads)
   }
   flush_digits<T>(digits, exact);
   if (threadIdx.x == 0 && misc[0] != 0) atomicOr(&exact[kMaxExactDigits], static_cast<unsigned long long>(misc[0]));
-  if (threadIdx.x < static_cast<unsigned>(kD)) __threadfence();  // the digits reach the device before the ticket
+  // The barrier orders every thread's digit atomics before thread 0's ticket, whose release
+  // half (take_ticket) makes them visible to the last block before it sees the ticket: no fence
+  // in each of the kD threads (each waited for its own atomics to reach L2).
   __syncthreads();
 
   if (gridDim.x > 1) {

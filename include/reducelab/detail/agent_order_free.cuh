@@ -54,20 +54,6 @@ inline bool free_shape_fits(const void* input) {
   return reinterpret_cast<std::uintptr_t>(input) % sizeof(T) == 0;
 }
 
-// Programmatic dependent launch: wait here until the kernel before this one in the stream has
-// finished writing (a no-op when the launch did not ask for overlap), and let the kernel after
-// this one start its own preamble.
-__device__ __forceinline__ void wait_for_producer() {
-#if !RL_SIMT && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void let_consumer_start() {
-#if !RL_SIMT && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceOrderFree(rl::gmem<const T> input, FreeShape shape, rl::gmem<typename Sem::Acc> partials,

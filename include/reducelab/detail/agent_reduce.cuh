@@ -63,6 +63,20 @@ __device__ __forceinline__ A load_other_block(rl::gmem<A> p, std::uint64_t i) {
 #endif
 }
 
+// Programmatic dependent launch: wait here until the kernel before this one in the stream has
+// finished writing (a no-op when the launch did not ask for overlap), and let the kernel after
+// this one start its own preamble.
+__device__ __forceinline__ void wait_for_producer() {
+#if !RL_SIMT && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void let_consumer_start() {
+#if !RL_SIMT && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // The last-block-done handshake. A block's thread 0 publishes its chunk results and takes a
 // ticket in one acquire-release atomic: the release orders the results before the ticket, the
 // acquire orders the last block's reads after every ticket before it (the block barrier that
@@ -195,6 +209,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ unsigned last_storage[1];
   rl::smem<unsigned> am_last = last_storage;
   const bool aligned = (flags & kAligned) != 0;
+  wait_for_producer();
 
   if (plan.chunks <= 1) {  // one chunk (small n, or n == 0): one block, no second stage
     Acc v = plan.chunks == 1 ? fold_chunk<T, Sem>(input, plan, 0, aligned) : Sem::identity();

@@ -86,8 +86,7 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
       const std::uint64_t slots = options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm;
       const auto grid = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min(tiles, slots), 1, 1u << 20));
       const unsigned flags = reinterpret_cast<std::uintptr_t>(input) % 16 == 0 ? kAligned : 0u;
-      kernel<<<grid, kThreads, 0, stream>>>(input, n, flags, ws.exact, ws.ticket, output);
-      const cudaError_t e = cudaGetLastError();
+      const cudaError_t e = launch_kernel(kernel, grid, stream, input, n, flags, ws.exact, ws.ticket, output);
       if (e != cudaSuccess) return cuda_status(e, "launching reduceExact");
       return {};
     }
@@ -111,10 +110,9 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
   std::uint64_t slots = options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm;
   slots = std::clamp<std::uint64_t>(slots, 1, kPartialSlots);
   const LaunchShape shape = launch_shape<T, Sem>(n, slots, options.deterministic, input);
-  reduceChunks<T, Sem><<<shape.grid, kThreads, 0, stream>>>(
-      input, shape.plan, shape.flags, static_cast<Acc*>(ws.partials), ws.ticket,
-      static_cast<Acc*>(ws.accumulator), output);
-  const cudaError_t e = cudaGetLastError();
+  const cudaError_t e = launch_kernel(reduceChunks<T, Sem>, shape.grid, stream, input, shape.plan, shape.flags,
+                                      static_cast<Acc*>(ws.partials), ws.ticket, static_cast<Acc*>(ws.accumulator),
+                                      output);
   if (e != cudaSuccess) return cuda_status(e, "launching reduceChunks");
   return {};
 }

@@ -1,0 +1,189 @@
+// A developer's probe for small and mid sizes (2^10..2^24): reducelab::reduce against CUB and
+// against "plain", the textbook last-block-done kernel in several shapes (threads x 16-byte loads
+// per thread), in the three timing modes of `reducelab bench` (cold: queued behind an L2 flush;
+// batch: 100 back-to-back calls between two events; sync: event, one call, event). Also a
+// producer kernel followed by a reduce, to see what overlapping launches save.
+//   midn_probe [repeats=50] [filter] [ncu]
+// filter keeps the rows whose name contains it (plus cub, cubf and rl); a third argument makes
+// one launch of each kernel at 2^16 and 2^20, for `ncu -k regex:'reduce|plain'`.
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+#include "reducelab/detail/device_reduce.cuh"
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); std::exit(1);} } while (0)
+
+__global__ void empty_kernel() {}
+__global__ void flush_read(const int4* p, std::size_t n, int* sink) {
+  int acc = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) acc ^= __ldg(p + i).x;
+  if (acc == 0x7fffffff) *sink = acc;
+}
+
+// plain last-block-done, int32 sum into int64
+template <int THREADS, int LOADS>
+__global__ void __launch_bounds__(THREADS) plain(const int* in, std::size_t n, long long* partials, unsigned* ticket, long long* out) {
+  const int4* v = reinterpret_cast<const int4*>(in);
+  const std::size_t nv = n / 4;
+  long long acc = 0;
+  const std::size_t stride = std::size_t(gridDim.x) * THREADS * LOADS;
+  for (std::size_t base = std::size_t(blockIdx.x) * THREADS * LOADS + threadIdx.x; base < nv; base += stride) {
+    int4 x[LOADS];
+#pragma unroll
+    for (int i = 0; i < LOADS; ++i) { std::size_t at = base + std::size_t(i) * THREADS; x[i] = at < nv ? __ldg(v + at) : make_int4(0,0,0,0); }
+#pragma unroll
+    for (int i = 0; i < LOADS; ++i) acc += (long long)x[i].x + x[i].y + x[i].z + x[i].w;
+  }
+  __shared__ long long s[THREADS / 32];
+  __shared__ bool last;
+  for (int o = 16; o; o >>= 1) acc += __shfl_down_sync(~0u, acc, o);
+  if (threadIdx.x % 32 == 0) s[threadIdx.x / 32] = acc;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    acc = threadIdx.x < THREADS / 32 ? s[threadIdx.x] : 0;
+    for (int o = 16; o; o >>= 1) acc += __shfl_down_sync(~0u, acc, o);
+  }
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = acc;
+    __threadfence();
+    last = atomicInc(ticket, gridDim.x - 1) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  acc = 0;
+  for (unsigned i = threadIdx.x; i < gridDim.x; i += THREADS) acc += __ldcg(partials + i);
+  for (int o = 16; o; o >>= 1) acc += __shfl_down_sync(~0u, acc, o);
+  if (threadIdx.x % 32 == 0) s[threadIdx.x / 32] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) { long long t = 0; for (int i = 0; i < THREADS / 32; ++i) t += s[i]; *out = t; }
+}
+
+// a producer kernel for PDL tests: writes n ints
+__global__ void producer(int* p, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) p[i] = int(i & 7);
+}
+
+static int4* g_flush; static std::size_t g_flush_n; static int* g_sink;
+enum Mode { cold, batch, synced };
+static const char* mode_name[] = {"cold", "batch", "sync"};
+
+float time_us(Mode m, const std::function<void()>& f, int reps) {
+  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  std::vector<float> v;
+  for (int r = 0; r < reps + 3; ++r) {
+    float ms = 0;
+    if (m == cold) {
+      flush_read<<<528, 512>>>(g_flush, g_flush_n, g_sink);
+      CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
+      CK(cudaEventElapsedTime(&ms, a, b));
+    } else if (m == batch) {
+      const int k = 100;
+      f(); CK(cudaDeviceSynchronize());
+      CK(cudaEventRecord(a)); for (int i = 0; i < k; ++i) f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
+      CK(cudaEventElapsedTime(&ms, a, b)); ms /= k;
+    } else {
+      CK(cudaDeviceSynchronize());
+      CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
+      CK(cudaEventElapsedTime(&ms, a, b));
+    }
+    if (r >= 3) v.push_back(ms * 1000);
+  }
+  CK(cudaEventDestroy(a)); CK(cudaEventDestroy(b));
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 50;
+  const char* only = argc > 2 ? argv[2] : "";
+  cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
+  const int sms = p.multiProcessorCount;
+#ifndef RL_PROBE_VARIANT
+#define RL_PROBE_VARIANT "library as built"
+#endif
+  std::printf("device %s, %d SMs, L2 %d MiB, variant %s\n", p.name, sms, p.l2CacheSize >> 20, RL_PROBE_VARIANT);
+  g_flush_n = std::size_t(p.l2CacheSize) * 2 / sizeof(int4);
+  CK(cudaMalloc(&g_flush, g_flush_n * sizeof(int4))); CK(cudaMemset(g_flush, 0, g_flush_n * sizeof(int4)));
+  CK(cudaMalloc(&g_sink, 4));
+  const std::size_t maxn = std::size_t(1) << 24;
+  int* in; CK(cudaMalloc(&in, maxn * 4));
+  std::vector<int> h(maxn); for (std::size_t i = 0; i < maxn; ++i) h[i] = int((i * 2654435761u) >> 20) - 2048;
+  CK(cudaMemcpy(in, h.data(), maxn * 4, cudaMemcpyHostToDevice));
+  std::vector<float> hf(maxn); for (std::size_t i = 0; i < maxn; ++i) hf[i] = float(h[i]) * 0.37f;
+  float* fin; CK(cudaMalloc(&fin, maxn * 4)); CK(cudaMemcpy(fin, hf.data(), maxn * 4, cudaMemcpyHostToDevice));
+  std::vector<double> hd(maxn); for (std::size_t i = 0; i < maxn; ++i) hd[i] = double(hf[i]) * 1.0000001;
+  double* din; CK(cudaMalloc(&din, maxn * 8)); CK(cudaMemcpy(din, hd.data(), maxn * 8, cudaMemcpyHostToDevice));
+  long long* partials; CK(cudaMalloc(&partials, 1 << 20)); unsigned* ticket; CK(cudaMalloc(&ticket, 4)); CK(cudaMemset(ticket, 0, 4));
+  long long* out; CK(cudaMalloc(&out, 64));
+  std::size_t tb = 0; CK(cub::DeviceReduce::Sum(nullptr, tb, in, out, maxn)); tb = std::max<std::size_t>(tb, 1 << 22); void* temp; CK(cudaMalloc(&temp, tb));
+  namespace op = reducelab::op; using reducelab::detail::launch_reduce;
+  if (argc > 3) {  // ncu mode: one launch of each at 2^16 and 2^20
+    for (int lg : {16, 20}) {
+      const std::size_t n = std::size_t(1) << lg;
+      if (!launch_reduce<int, op::sum>(in, n, reinterpret_cast<std::int64_t*>(out), nullptr, {}).ok()) std::exit(2);
+      if (!launch_reduce<float, op::sum>(fin, n, reinterpret_cast<float*>(out), nullptr, {}).ok()) std::exit(2);
+      const unsigned g = unsigned(std::min<std::size_t>((n / 4 + 2047) / 2048, std::size_t(sms) * 4));
+      plain<512, 4><<<g, 512>>>(in, n, partials, ticket, out);
+      size_t tbytes = tb; CK(cub::DeviceReduce::Sum(temp, tbytes, in, out, n));
+    }
+    CK(cudaDeviceSynchronize());
+    return 0;
+  }
+  for (Mode m : {cold, batch, synced}) {
+    std::printf("[%s] empty %.2f us\n", mode_name[m], time_us(m, [] { empty_kernel<<<1, 32>>>(); }, reps));
+    for (int lg : {10, 12, 14, 16, 18, 20, 22, 24}) {
+      const std::size_t n = std::size_t(1) << lg;
+      std::string line = "[" + std::string(mode_name[m]) + "] 2^" + std::to_string(lg);
+      auto add = [&](const char* name, const std::function<void()>& f) {
+        if (*only && !strstr(name, only) && strcmp(name, "cub") && strcmp(name, "cubf") && strcmp(name, "rl")) return;
+        char buf[64]; std::snprintf(buf, sizeof buf, "  %s %.2f", name, time_us(m, f, reps)); line += buf; };
+      size_t tbytes = tb;
+      add("cub", [&] { CK(cub::DeviceReduce::Sum(temp, tbytes, in, out, n)); });
+      add("cubf", [&] { CK(cub::DeviceReduce::Sum(temp, tbytes, fin, reinterpret_cast<float*>(out), n)); });
+      add("rl", [&] { if (!launch_reduce<int, op::sum>(in, n, reinterpret_cast<std::int64_t*>(out), nullptr, {}).ok()) std::exit(2); });
+      add("rlf", [&] { if (!launch_reduce<float, op::sum>(fin, n, reinterpret_cast<float*>(out), nullptr, {}).ok()) std::exit(2); });
+      add("rlmax", [&] { if (!launch_reduce<float, op::max>(fin, n, reinterpret_cast<float*>(out), nullptr, {}).ok()) std::exit(2); });
+      auto grid_for = [&](int threads, int loads, int cap) { std::size_t g = (n / 4 + std::size_t(threads) * loads - 1) / (std::size_t(threads) * loads); return unsigned(std::max<std::size_t>(1, std::min<std::size_t>(g, std::size_t(cap)))); };
+      add("p512x4", [&] { plain<512, 4><<<grid_for(512, 4, sms * 4), 512>>>(in, n, partials, ticket, out); });
+      add("p256x8", [&] { plain<256, 8><<<grid_for(256, 8, sms * 8), 256>>>(in, n, partials, ticket, out); });
+      add("p256x4", [&] { plain<256, 4><<<grid_for(256, 4, sms * 8), 256>>>(in, n, partials, ticket, out); });
+      add("p256x2", [&] { plain<256, 2><<<grid_for(256, 2, sms * 8), 256>>>(in, n, partials, ticket, out); });
+      add("prod", [&] { producer<<<sms * 4, 512>>>(in, n); });
+      add("prod+rl", [&] { producer<<<sms * 4, 512>>>(in, n); if (!launch_reduce<int, op::sum>(in, n, reinterpret_cast<std::int64_t*>(out), nullptr, {}).ok()) std::exit(2); });
+      add("prod+cub", [&] { producer<<<sms * 4, 512>>>(in, n); CK(cub::DeviceReduce::Sum(temp, tbytes, in, out, n)); });
+      add("rlmaxi", [&] { if (!launch_reduce<int, op::max>(in, n, reinterpret_cast<int*>(out), nullptr, {}).ok()) std::exit(2); });
+      add("rld", [&] { if (!launch_reduce<double, op::sum>(din, n, reinterpret_cast<double*>(out), nullptr, {}).ok()) std::exit(2); });
+      add("cubd", [&] { CK(cub::DeviceReduce::Sum(temp, tbytes, din, reinterpret_cast<double*>(out), n)); });
+      add("cubmax", [&] { CK(cub::DeviceReduce::Max(temp, tbytes, fin, reinterpret_cast<float*>(out), n)); });
+      add("p512x4full", [&] { plain<512, 4><<<sms * 4, 512>>>(in, n, partials, ticket, out); });
+      std::puts(line.c_str()); std::fflush(stdout);
+    }
+  }
+  // correctness
+  CK(cudaMemcpy(in, h.data(), maxn * 4, cudaMemcpyHostToDevice));
+  {
+    std::int64_t got = 0;
+    if (!launch_reduce<int, op::sum>(in, maxn - 3, reinterpret_cast<std::int64_t*>(out), nullptr, {}).ok()) std::exit(2);
+    CK(cudaMemcpy(&got, out, 8, cudaMemcpyDeviceToHost));
+    std::int64_t want = 0; for (std::size_t i = 0; i < maxn - 3; ++i) want += h[i];
+    std::printf("rl check %s\n", got == want ? "ok" : "BAD");
+    for (int off = 0; off < 4; ++off) for (std::size_t m : {std::size_t(1), std::size_t(5), std::size_t(4096), std::size_t(4099), std::size_t(70000), std::size_t(1) << 22}) {
+      if (!launch_reduce<int, op::sum>(in + off, m, reinterpret_cast<std::int64_t*>(out), nullptr, {}).ok()) std::exit(2);
+      CK(cudaMemcpy(&got, out, 8, cudaMemcpyDeviceToHost));
+      want = 0; for (std::size_t i = 0; i < m; ++i) want += h[off + i];
+      if (got != want) std::printf("rl BAD off %d n %zu\n", off, m);
+    }
+  }
+  // correctness of plain
+  plain<512, 4><<<sms * 4, 512>>>(in, maxn, partials, ticket, out);
+  long long got; CK(cudaMemcpy(&got, out, 8, cudaMemcpyDeviceToHost));
+  long long want = 0; for (std::size_t i = 0; i < maxn; ++i) want += h[i];
+  std::printf("plain check %s\n", got == want ? "ok" : "BAD");
+  return 0;
+}
