@@ -16,8 +16,12 @@
 // Fewer long rows than multiprocessors go through reducelab::reduce row by row instead
 // (device_segments.cuh): the same order, the whole GPU on each row.
 //
-// Still slow: a column is read with a stride (one element per row) instead of coalesced across
-// neighbouring columns; a few long segments (whose lengths only the GPU knows) get a block each.
+//   reduceColumns      columns of an order-free operation (integer sums, min, max, arg-extrema):
+//                      read coalesced across neighbouring columns, rows cut into bands.
+//
+// Still slow: columns of floating-point sums and products follow each column's fixed order, one
+// element per row with a stride; a few long segments (whose lengths only the GPU knows) get a
+// block each.
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
@@ -203,6 +207,122 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (threadIdx.x == 0) output[p] = Sem::finish(v, length);
     __syncthreads();  // slots and chunk_results are reused by the next piece
+  }
+}
+
+}  // namespace reducelab::detail
+
+namespace reducelab::detail {
+
+// ---- Columns of an order-free operation, read coalesced ----------------------------------------
+// Integer sums and products, min, max, argmin and argmax give the same bits in any order, so a
+// matrix's columns (axis 0) need not follow the fixed order of each column: a warp reads W
+// neighbouring columns (W = min(cols, 32)) of 32 / W neighbouring rows at once, every lane one
+// element, so a row's columns come in as one coalesced load instead of one sector per element.
+// The rows are cut into bands; a block takes a (column group, band) job, its 8 warps folding
+// interleaved rows, 8 loads in flight per thread; the block folds its warps' partials per column
+// in shared memory. With one band the block writes the results; with more, each band's partials
+// go to the workspace and the block that takes the group's last ticket folds them.
+struct ColumnShape {
+  std::uint64_t cols = 0, rows = 0, pitch = 0;
+  unsigned width = 1;        // W: columns per warp
+  unsigned phases = 1;       // 32 / W rows per warp step
+  std::uint64_t groups = 0;  // ceil(cols / W)
+  std::uint64_t bands = 1;
+  std::uint64_t band_rows = 0;
+};
+
+// The most partials and group tickets a columns launch uses (the workspace's pieces area).
+inline constexpr std::uint64_t kColumnJobs = 2048;
+
+inline ColumnShape column_shape(const Pieces& p, std::uint64_t target_jobs) {
+  ColumnShape s;
+  s.cols = p.count, s.rows = p.length, s.pitch = p.stride;
+  s.width = static_cast<unsigned>(s.cols < 32 ? s.cols : 32);
+  s.phases = 32 / s.width;
+  s.groups = (s.cols + s.width - 1) / s.width;
+  const std::uint64_t step = std::uint64_t(kWarps) * s.phases * 8;  // rows a block covers per 8 loads
+  std::uint64_t bands = s.groups >= target_jobs ? 1 : (target_jobs + s.groups - 1) / s.groups;
+  const std::uint64_t most_by_rows = (s.rows + step - 1) / step;
+  if (bands > most_by_rows) bands = most_by_rows;
+  if (bands > 1 && s.groups * bands > kColumnJobs) bands = kColumnJobs / s.groups;
+  if (bands < 1) bands = 1;
+  s.bands = bands;
+  s.band_rows = (s.rows + bands - 1) / bands;
+  return s;
+}
+
+// Whether reduceColumns takes this call: an order-free operation along axis 0 with columns of
+// more than one vector (shorter ones go to reduceTinyPieces, already coalesced).
+template <class T, class Sem>
+inline bool columns_fit(const Pieces& p) {
+  return Sem::order_free && !p.offsets && p.stride > 1 && p.length > Shape<T>::kVec;
+}
+
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceColumns(rl::gmem<const T> input, ColumnShape shape, rl::gmem<typename Sem::Acc> partials,
+                  rl::gmem<unsigned> tickets, rl::gmem<typename Sem::Out> output) {
+  using Acc = typename Sem::Acc;
+  using Inner = typename Sem::Inner;
+  __shared__ Acc lane_storage[kThreads];
+  rl::smem<Acc> lanes = lane_storage;
+  __shared__ unsigned last_storage[1];
+  rl::smem<unsigned> am_last = last_storage;
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const unsigned width = shape.width, phases = shape.phases;
+  const bool active = lane < width * phases;
+  const unsigned column_in_group = lane % width, phase = lane / width;
+  const std::uint64_t jobs = shape.groups * shape.bands;
+  const std::uint64_t step = std::uint64_t(kWarps) * phases;  // rows between one thread's loads
+
+  for (std::uint64_t job = blockIdx.x; job < jobs; job += gridDim.x) {
+    const std::uint64_t group = job / shape.bands, band = job % shape.bands;
+    const std::uint64_t column = group * width + column_in_group;
+    const bool mine = active && column < shape.cols;
+    const std::uint64_t row_begin = band * shape.band_rows;
+    const std::uint64_t row_end = row_begin + shape.band_rows < shape.rows ? row_begin + shape.band_rows : shape.rows;
+    Acc acc = Sem::identity();
+    if (mine) {
+      std::uint64_t r = row_begin + std::uint64_t(warp) * phases + phase;
+      for (; r + 7 * step < row_end; r += 8 * step) {  // eight loads in flight
+        T x[8];
+#pragma unroll
+        for (unsigned k = 0; k < 8; ++k) x[k] = input[(r + k * step) * shape.pitch + column];
+        Inner in = Sem::inner_identity();
+#pragma unroll
+        for (unsigned k = 0; k < 8; ++k) in = Sem::inner_combine(in, Sem::lift(x[k], r + k * step));
+        acc = Sem::absorb(acc, in);
+      }
+      Inner in = Sem::inner_identity();
+      for (; r < row_end; r += step) in = Sem::inner_combine(in, Sem::lift(input[r * shape.pitch + column], r));
+      acc = Sem::absorb(acc, in);
+    }
+    lanes[threadIdx.x] = acc;
+    __syncthreads();
+    Acc total = Sem::identity();
+    if (threadIdx.x < width) {  // this block's fold of column group * width + threadIdx.x
+      for (unsigned w = 0; w < kWarps; ++w)
+        for (unsigned ph = 0; ph < phases; ++ph) total = Sem::combine(total, lanes[w * 32 + ph * width + threadIdx.x]);
+    }
+    const std::uint64_t out_column = group * width + threadIdx.x;
+    if (shape.bands == 1) {
+      if (threadIdx.x < width && out_column < shape.cols) output[out_column] = Sem::finish(total, shape.rows);
+      __syncthreads();  // lanes is reused by the next job
+      continue;
+    }
+    if (threadIdx.x < width) partials[job * width + threadIdx.x] = total;
+    __syncthreads();  // every partial written before thread 0's ticket (its release publishes them)
+    if (threadIdx.x == 0) am_last[0] = take_ticket(tickets + group) == shape.bands - 1 ? 1u : 0u;
+    __syncthreads();
+    if (am_last[0] != 0 && threadIdx.x < width) {  // the group's last band: fold the bands' partials
+      Acc all = Sem::identity();
+      for (std::uint64_t b = 0; b < shape.bands; ++b)
+        all = Sem::combine(all, load_other_block(partials, (group * shape.bands + b) * width + threadIdx.x));
+      if (out_column < shape.cols) output[out_column] = Sem::finish(all, shape.rows);
+      if (threadIdx.x == 0) tickets[group] = 0u;
+    }
+    __syncthreads();
   }
 }
 

@@ -33,6 +33,26 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       if (Status s = ::reducelab::reduce(input + r * pieces.step, pieces.length, Op{}, output + r, stream, fixed); !s) return s;
     return {};
   }
+  if constexpr (Sem::order_free) {
+    if (columns_fit<T, Sem>(pieces)) {  // columns read coalesced (agent_segments.cuh)
+      static_assert(kColumnJobs <= kPieceTickets, "the workspace holds a launch's column partials");
+      Workspace ws;
+      if (Status s = workspace_for(stream, &ws); !s) return s;
+      int per_sm = 0;
+      const cudaError_t occ = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduceColumns<T, Sem>, kThreads, 0);
+      if (occ != cudaSuccess) return cuda_status(occ, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+      const std::uint64_t slots = std::uint64_t(sms) * std::max(1, per_sm);
+      const ColumnShape shape = column_shape(pieces, std::min<std::uint64_t>(2 * slots, kColumnJobs));
+      const std::uint64_t jobs = shape.groups * shape.bands;
+      const std::uint64_t g = options.grid != 0 ? options.grid : std::min(jobs, slots);
+      const auto grid = static_cast<unsigned>(std::clamp<std::uint64_t>(g, 1, 1u << 30));
+      reduceColumns<T, Sem><<<grid, kThreads, 0, stream>>>(input, shape, static_cast<typename Sem::Acc*>(ws.pieces),
+                                                           ws.piece_tickets, output);
+      const cudaError_t e = cudaGetLastError();
+      if (e != cudaSuccess) return cuda_status(e, "launching reduceColumns");
+      return {};
+    }
+  }
   Pieces launched = pieces;
   const PieceKernels kernels = piece_kernels<T>(&launched);
   // At most as many blocks as the GPU holds at once (they loop over the pieces); any other grid

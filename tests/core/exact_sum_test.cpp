@@ -2,7 +2,9 @@
 // rounded exact result on inputs built so that the exact result is known (exact_cases.hpp).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
+#include <random>
 
 #include "core/simt_reduce.hpp"
 #include "exact_cases.hpp"
@@ -85,6 +87,61 @@ TEST(ExactSum, MoreThanTwoBillionHalves) {
   const double exact = 4.0 * static_cast<double>((n - 1) / 4) + 60000.0;
   EXPECT_EQ(cpu::reduce(x.data(), n, op::sum{}).value, static_cast<float>(exact));
   EXPECT_EQ(cpu::reduce(x.data(), n, op::mean{}).value, exact / static_cast<double>(n));
+}
+
+}  // namespace
+}  // namespace rltest
+
+namespace rltest {
+namespace {
+
+// The rounding of four to six digits (registers: the top three in 128 bits, the rest a carry and a
+// sticky fraction) against the general path over normalised 32-bit words, on random unnormalised
+// digits of either sign up to 2^62, with cancellations that leave few bits and ties.
+template <class T, class Out>
+void expect_short_spans_round_as_the_general_path(std::uint64_t seed) {
+  using X = detail::ExactTraits<T>;
+  std::mt19937_64 rng(seed);
+  int checked = 0;
+  for (int trial = 0; trial < 100000; ++trial) {
+    std::array<unsigned long long, X::kDigits> d{};
+    const int span = 4 + static_cast<int>(rng() % 3);
+    const int first = static_cast<int>(rng() % (X::kDigits - span + 1));
+    const int last = first + span - 1;
+    for (int i = first; i <= last; ++i) {
+      const int bits = static_cast<int>(rng() % 63);
+      auto v = static_cast<std::int64_t>(rng() >> (64 - bits - 1) >> 1);
+      if (rng() % 4 == 0) v = static_cast<std::int64_t>(rng() % 3);  // small digits: carries, ties
+      d[i] = static_cast<unsigned long long>(rng() % 2 ? -v : v);
+    }
+    if (d[first] == 0) d[first] = 1;
+    if (d[last] == 0) d[last] = rng() % 2 ? 1ull : ~0ull;
+    if (rng() % 8 == 0) {  // the top digits cancel: few bits left in the top three
+      const std::int64_t top = rng() % 2 ? 1 : -2;
+      d[last] = static_cast<unsigned long long>(top);
+      d[last - 1] = static_cast<unsigned long long>(-top * (std::int64_t(1) << 32) + static_cast<std::int64_t>(rng() % 5) - 2);
+    }
+    std::uint32_t words[X::kDigits + 8];
+    const Out got = detail::exact_result<T, Out>(d, first, last, detail::kSawNonNegZero, 1, words);
+    constexpr int kExtra = 4;
+    std::uint32_t w[X::kDigits + 8] = {};
+    const int count = (last + 3 < X::kDigits ? last + 3 : X::kDigits) - first;
+    const bool negative = detail::normalise(d, first, count, w + kExtra);
+    Out want = Out(0);
+    if (detail::top_word(w, count + kExtra) >= 0) {
+      want = detail::round_words<Out>(w, count + kExtra, X::kBase + 32 * first - 32 * kExtra, false);
+      if (negative) want = -want;
+    }
+    ASSERT_TRUE(same_result(got, want)) << "trial " << trial << " first " << first << " last " << last << ": " << got
+                                        << " against " << want;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 100000);
+}
+
+TEST(ExactResult, FourToSixDigitsRoundAsTheGeneralPath) {
+  expect_short_spans_round_as_the_general_path<float, float>(3);
+  expect_short_spans_round_as_the_general_path<double, double>(4);
 }
 
 }  // namespace

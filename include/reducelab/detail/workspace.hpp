@@ -16,11 +16,15 @@ struct Workspace {
   void* result = nullptr;       // 16 bytes: where reduce_to_host lands before its copy
   void* partials = nullptr;     // kPartialBytes
   unsigned long long* exact = nullptr;  // kExactBytes: the digits and flags of exact sums
+  void* pieces = nullptr;               // kPieceBytes: reduce_axis's column partials
+  unsigned* piece_tickets = nullptr;    // kPieceTickets counters, zero between launches
 };
 
 inline constexpr std::size_t kPartialSlots = kMaxPartials;
 inline constexpr std::size_t kPartialSlotBytes = 16;  // the largest accumulator (ArgResult<double>)
 inline constexpr std::size_t kExactBytes = 1024;      // >= kExactWords (agent_exact.cuh) * 8
+inline constexpr std::size_t kPieceTickets = 2048;    // column groups of one reduce_axis launch
+inline constexpr std::size_t kPieceBytes = kPieceTickets * 32 * kPartialSlotBytes;  // 1 MiB
 
 // Looks up or creates the workspace of the current device and `stream`. Works while `stream` is
 // being captured into a graph (the allocation happens outside the capture, the zeroing is
