@@ -13,7 +13,7 @@ for checks in off on; do
 import json, sys
 checks, start, end, path = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 d = json.load(open(path))
-timed = sum(r["ms_median"] for r in d["rows"]) / 1000
-print(f"checks {checks:3}: whole command {end - start:5.1f} s, timed repeats {timed:5.2f} s, all_ok {d['all_ok']}")
+timed = sum(r["us_median"] for r in d["rows"]) / 1e6
+print(f"checks {checks:3}: whole command {end - start:5.1f} s, timed repeats {timed:5.2f} s, all verified {d['all_verified']}")
 PY
 done

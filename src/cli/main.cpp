@@ -214,9 +214,14 @@ int report_command(lab::BackendChoice choice, const std::string& out_dir, const 
   page.command = "reducelab";
   for (int k = 1; k < argc; ++k) page.command += std::string(" ") + argv[k];
   const std::string html = render::report_page(page);
-  std::ostringstream json;
-  lab::print_run(page.run, lab::Format::json, json);
-  render::write_file((fs::path(out_dir) / "run.json").string(), json.str(), "--out");
+  // run.json: the run's JSON, named for this command with its own flags beside the run's.
+  nlohmann::json json = lab::to_json(page.run);
+  json["command"] = "report";
+  json["params"].update({{"out", out_dir},
+                         {"explain_n", en},
+                         {"explain_block", explain_block},
+                         {"bench", bench_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(bench_file)}});
+  render::write_file((fs::path(out_dir) / "run.json").string(), json.dump(2) + "\n", "--out");
   render::write_file((fs::path(out_dir) / "index.html").string(), html, "--out");
   std::cout << fmt::format("wrote {} and {}\n", (fs::path(out_dir) / "index.html").string(),
                            (fs::path(out_dir) / "run.json").string());
@@ -240,7 +245,7 @@ int run_cli(int argc, char** argv) {
 
   auto* list = app.add_subcommand("list", "print the kernel gallery (the registry)");
   std::string list_format = "table";
-  list->add_option("--format", list_format, "table, csv or json")->capture_default_str();
+  list->add_option("--format", list_format, "table, csv, json or markdown")->capture_default_str();
 
   auto* divergence = app.add_subcommand(
       "divergence", "count warps that diverge on a boundary check x < W && y < H (seed 003), per grid region");
@@ -416,7 +421,13 @@ int run_cli(int argc, char** argv) {
   const auto choice = parse_backend(backend);
   configure_simt(schedule, checks);
   if (*list) {
-    lab::print_list(parse_format(list_format), std::cout);
+    if (list_format == "markdown") {  // the table README.md and docs/gallery.md hold
+      std::cout << lab::gallery_markdown();
+      return 0;
+    }
+    const auto f = parse_format(list_format);
+    const auto device = f == lab::Format::json ? lab::open_device(choice) : nullptr;  // the JSON names it
+    lab::print_list(f, std::cout, lab::terminal_width(), device ? &device->info() : nullptr);
     return 0;
   }
   if (*report_cmd) return report_command(choice, rout, rkernels, rn_text, rblock, rdtype, rrepeats, ren_text, reblock,
@@ -493,7 +504,8 @@ int run_cli(int argc, char** argv) {
     const auto extent = parse_extent("--extent", extent_text), block2 = parse_extent("--block", dblock_text);
     try {
       const auto report = analysis::boundary_divergence(extent, block2);  // validates first
-      lab::print_divergence(report, lab::executed_boundary_divergence(extent, block2), parse_format(dformat), std::cout);
+      lab::print_divergence(report, lab::executed_boundary_divergence(extent, block2), parse_format(dformat), std::cout,
+                            lab::open_simt_device()->info());
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }

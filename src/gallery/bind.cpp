@@ -1,4 +1,5 @@
-// The two launch tables of registry.hpp, concatenated from the per-family translation units.
+// The two launch tables of registry.hpp, concatenated from the per-family translation units in
+// the order of RL_GALLERY_FAMILIES.
 #include <vector>
 
 #include "gallery/bind.hpp"
@@ -14,12 +15,9 @@ void append(std::vector<Binding>& all, std::vector<Binding> part) {
 const std::vector<Binding>& simt_bindings() {
   static const std::vector<Binding> all = [] {
     std::vector<Binding> v;
-    append(v, simt_divergence_bindings());
-    append(v, simt_unrolling_bindings());
-    append(v, simt_shared_memory_bindings());
-    append(v, simt_pmpp_bindings());
-    append(v, simt_nested_bindings());
-    append(v, simt_modern_bindings());
+#define RL_GALLERY_APPEND_(family) append(v, simt_##family##_bindings());
+    RL_GALLERY_FOR_EACH_FAMILY(RL_GALLERY_APPEND_)
+#undef RL_GALLERY_APPEND_
     return v;
   }();
   return all;
@@ -29,12 +27,9 @@ const std::vector<Binding>& cuda_bindings() {
   static const std::vector<Binding> all = [] {
     std::vector<Binding> v;
 #if RL_WITH_CUDA
-    append(v, cuda_divergence_bindings());
-    append(v, cuda_unrolling_bindings());
-    append(v, cuda_shared_memory_bindings());
-    append(v, cuda_pmpp_bindings());
-    append(v, cuda_nested_bindings());
-    append(v, cuda_modern_bindings());
+#define RL_GALLERY_APPEND_(family) append(v, cuda_##family##_bindings());
+    RL_GALLERY_FOR_EACH_FAMILY(RL_GALLERY_APPEND_)
+#undef RL_GALLERY_APPEND_
     append(v, cuda_cub_bindings());
 #endif
     return v;  // empty when built without CUDA

@@ -1,26 +1,21 @@
 #pragma once
-// The per-family launch tables, one translation unit each so that builds run in parallel:
-// bind_cuda_<family>.cu (nvcc) and bind_simt_<family>.cpp (g++) each include one family header
-// and return its bindings; bind.cpp concatenates them into simt_bindings() / cuda_bindings().
+// The per-family launch tables, one translation unit per family and backend, generated from
+// RL_GALLERY_FAMILIES (gallery/CMakeLists.txt): bind_simt_<family>.cpp (g++) and
+// bind_cuda_<family>.cu (nvcc) each include one family header and return its bindings;
+// bind.cpp concatenates them into simt_bindings() / cuda_bindings().
 #include <vector>
 
+#include "gallery/families.inc"  // generated: RL_GALLERY_FOR_EACH_FAMILY
 #include "gallery/registry.hpp"
 
 namespace rl::gallery {
 
-std::vector<Binding> simt_divergence_bindings();
-std::vector<Binding> simt_unrolling_bindings();
-std::vector<Binding> simt_shared_memory_bindings();
-std::vector<Binding> simt_pmpp_bindings();
-std::vector<Binding> simt_nested_bindings();
-std::vector<Binding> simt_modern_bindings();
+#define RL_GALLERY_DECLARE_TABLES_(family)               \
+  std::vector<Binding> simt_##family##_bindings();       \
+  std::vector<Binding> cuda_##family##_bindings();
+RL_GALLERY_FOR_EACH_FAMILY(RL_GALLERY_DECLARE_TABLES_)
+#undef RL_GALLERY_DECLARE_TABLES_
 
-std::vector<Binding> cuda_divergence_bindings();
-std::vector<Binding> cuda_unrolling_bindings();
-std::vector<Binding> cuda_shared_memory_bindings();
-std::vector<Binding> cuda_pmpp_bindings();
-std::vector<Binding> cuda_nested_bindings();  // -rdc=true target (dynamic parallelism)
-std::vector<Binding> cuda_modern_bindings();
-std::vector<Binding> cuda_cub_bindings();     // cub_reference.cu
+std::vector<Binding> cuda_cub_bindings();  // cub_reference.cu
 
 }  // namespace rl::gallery

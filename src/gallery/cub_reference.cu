@@ -5,7 +5,7 @@
 // DeviceReduce::Sum / Min / Max where the input and accumulator types agree, DeviceReduce::Reduce
 // with the reducelab op and identity where they do not (int32 accumulated as int64). Temp
 // storage is carved from the launcher's scratch: the registry declares cub_scratch_bound(n)
-// bytes (geometry.hpp), the launcher queries CUB's exact need and throws if the bound is short.
+// bytes (geometry.hpp; its entry: cub_reference.hpp), the launcher queries CUB's exact need and throws if the bound is short.
 #include <cub/device/device_reduce.cuh>
 
 #include <string>
@@ -13,6 +13,7 @@
 
 #include "gallery/bind.hpp"
 #include "gallery/common.cuh"
+#include "gallery/cub_reference.hpp"
 #include "gallery/dispatch.cuh"
 
 namespace rl::gallery {
@@ -53,6 +54,6 @@ void launch_cub(const LaunchArgs& a) {
 
 }  // namespace
 
-std::vector<Binding> cuda_cub_bindings() { return {RL_GALLERY_BIND("cub", launch_cub)}; }
+std::vector<Binding> cuda_cub_bindings() { return {RL_GALLERY_BIND(launch_cub, {kCubEntry})}; }
 
 }  // namespace rl::gallery

@@ -4,6 +4,7 @@
 // `reducelab demos` run them.
 #include "analysis/probe.cuh"
 #include "gallery/common.cuh"
+#include "gallery/demos.hpp"
 
 namespace rl::gallery::inline RL_GALLERY_BACKEND {
 
@@ -91,8 +92,6 @@ __global__ void sumMatrixOnGPU2D(rl::gmem<const T> A, rl::gmem<const T> B, rl::g
     C[idx] = sum;
   }
 }
-
-enum class MathDemo { lane_parity, warp_parity, select };
 
 inline void launch_math_demo(MathDemo which, float* c, std::size_t n, unsigned block, rl::stream_t stream) {
   const std::size_t grid = (n + block - 1) / block;

@@ -39,11 +39,13 @@ void dispatch(const LaunchArgs& a, F&& f) {
 
 }  // namespace rl::gallery::inline RL_GALLERY_BACKEND
 
-// A Binding {id, LaunchFn} whose launcher is the template `launcher<In, Acc, Op>` dispatched on
-// the LaunchArgs. A captureless lambda, so it converts to the plain function pointer LaunchFn.
-#define RL_GALLERY_BIND(id, launcher)                                                    \
+// One gallery entry, declared beside its kernel: RL_GALLERY_BIND(launcher, {.id = ..., ...})
+// is a Binding of the registry Entry given as designated initializers and a launcher that calls
+// the template `launcher<In, Acc, Op>` dispatched on the LaunchArgs. The lambda is captureless,
+// so it converts to the plain function pointer LaunchFn.
+#define RL_GALLERY_BIND(launcher, ...)                                                   \
   ::rl::gallery::Binding {                                                               \
-    id, [](const ::rl::gallery::LaunchArgs& rl_args_) {                                  \
+    ::rl::gallery::Entry __VA_ARGS__, [](const ::rl::gallery::LaunchArgs& rl_args_) {    \
       ::rl::gallery::dispatch(rl_args_, [&]<class In_, class Acc_, class Op_>() {        \
         launcher<In_, Acc_, Op_>(rl_args_);                                              \
       });                                                                                \

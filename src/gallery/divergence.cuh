@@ -21,10 +21,12 @@
 
 namespace rl::gallery::inline RL_GALLERY_BACKEND {
 
-// warmup — §3.4: the same code as reduceNeighbored, launched first so that the GPU's start-up
-// cost is not charged to reduceNeighbored. Still slow: exactly as reduceNeighbored.
+// reduceNeighbored — §3.4.2: neighbored pairs, in place in global memory; thread tid works
+// while tid % (2*stride) == 0. Still slow: after the first step only every other thread works
+// but every warp stays scheduled (divergence in every warp at every step); each step goes
+// through global memory. The body is shared with warmup below.
 template <class T, class Op>
-__global__ void warmup(rl::gmem<T> g_idata, rl::gmem<T> g_odata, std::size_t n) {
+__device__ void neighbored_pairs(rl::gmem<T> g_idata, rl::gmem<T> g_odata, std::size_t n) {
   const Op op;
   const unsigned tid = threadIdx.x;
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x;
@@ -41,26 +43,16 @@ __global__ void warmup(rl::gmem<T> g_idata, rl::gmem<T> g_odata, std::size_t n) 
   if (tid == 0) g_odata[blockIdx.x] = idata[0];
 }
 
-// reduceNeighbored — §3.4.2: neighbored pairs, in place in global memory; thread tid works
-// while tid % (2*stride) == 0. Still slow: after the first step only every other thread works
-// but every warp stays scheduled (divergence in every warp at every step); each step goes
-// through global memory.
 template <class T, class Op>
 __global__ void reduceNeighbored(rl::gmem<T> g_idata, rl::gmem<T> g_odata, std::size_t n) {
-  const Op op;
-  const unsigned tid = threadIdx.x;
-  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x;
-  const std::size_t valid = owned(n, base, blockDim.x);
-  rl::gmem<T> idata = g_idata + base;
+  neighbored_pairs<T, Op>(g_idata, g_odata, n);
+}
 
-  for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
-    if ((tid % (2 * stride)) == 0 && tid + stride < valid) {
-      const rl::probe::Step probe(stride);
-      idata[tid] = op(idata[tid], idata[tid + stride]);
-    }
-    __syncthreads();
-  }
-  if (tid == 0) g_odata[blockIdx.x] = idata[0];
+// warmup — §3.4: the same code as reduceNeighbored under its own name, launched first so that
+// the GPU's start-up cost is not charged to reduceNeighbored. Still slow: as reduceNeighbored.
+template <class T, class Op>
+__global__ void warmup(rl::gmem<T> g_idata, rl::gmem<T> g_odata, std::size_t n) {
+  neighbored_pairs<T, Op>(g_idata, g_odata, n);
 }
 
 // reduceNeighboredLess — §3.4.3: same pairs, but thread tid handles index 2*stride*tid, so the
@@ -127,13 +119,70 @@ RL_GALLERY_DIVERGENCE_LAUNCHER(reduceNeighboredLess, launch_reduceNeighboredLess
 RL_GALLERY_DIVERGENCE_LAUNCHER(reduceInterleaved, launch_reduceInterleaved)
 #undef RL_GALLERY_DIVERGENCE_LAUNCHER
 
-// The family's launchers by registry id (bound once per backend: bind_cuda_*.cu, bind_simt_*.cpp).
+// The family's entries, each with its launcher (bound once per backend from the family list
+// in gallery/CMakeLists.txt).
 inline std::vector<Binding> divergence_bindings() {
   return {
-      RL_GALLERY_BIND("warmup", launch_warmup),
-      RL_GALLERY_BIND("neighbored", launch_reduceNeighbored),
-      RL_GALLERY_BIND("neighbored-less", launch_reduceNeighboredLess),
-      RL_GALLERY_BIND("interleaved", launch_reduceInterleaved),
+      RL_GALLERY_BIND(launch_warmup, {
+          .id = "warmup",
+          .name = "warmup",
+          .family = "divergence",
+          .seed = "000 §2 (Professional CUDA C 3.4)",
+          .technique = "the same code as reduceNeighbored, run first so that GPU start-up is not charged "
+                       "to the first measured kernel",
+          .still_slow = "as reduceNeighbored",
+          .final_pass = kFinalPartials,
+          .constraints = {.in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<1>,
+          .independent_loads = 1,
+      }),
+      RL_GALLERY_BIND(launch_reduceNeighbored, {
+          .id = "neighbored",
+          .name = "reduceNeighbored",
+          .family = "divergence",
+          .seed = "000 §2 (Professional CUDA C 3.4.2)",
+          .technique = "neighbored pairs in place in global memory: thread tid adds idata[tid + stride] when "
+                       "tid % (2*stride) == 0",
+          .still_slow = "after the first step only every other thread works but every warp stays scheduled "
+                        "(divergence in every warp at every step); every step goes through global memory",
+          .final_pass = kFinalPartials,
+          .constraints = {.in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<1>,
+          .independent_loads = 1,
+          .speedup_baseline = true,
+      }),
+      RL_GALLERY_BIND(launch_reduceNeighboredLess, {
+          .id = "neighbored-less",
+          .name = "reduceNeighboredLess",
+          .family = "divergence",
+          .seed = "000 §3 (Professional CUDA C 3.4.3)",
+          .technique = "same pairs, but thread tid works on index 2*stride*tid: the working threads are the "
+                       "first of the block, so whole warps go idle together",
+          .still_slow = "the last five steps diverge inside one warp; the strided index spreads a warp's "
+                        "accesses over more memory segments each step; global memory round trips",
+          .final_pass = kFinalPartials,
+          .constraints = {.in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<1>,
+          .independent_loads = 1,
+      }),
+      RL_GALLERY_BIND(launch_reduceInterleaved, {
+          .id = "interleaved",
+          .name = "reduceInterleaved",
+          .family = "divergence",
+          .seed = "000 §4 (Professional CUDA C 3.4.4)",
+          .technique = "interleaved pairs: the stride starts at half the block and halves; a warp reads and "
+                       "writes consecutive addresses",
+          .still_slow = "intra-warp divergence in the last five steps; one element per thread, so half the "
+                        "threads idle from the first step; every step through global memory",
+          .final_pass = kFinalPartials,
+          .constraints = {.in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<1>,
+          .independent_loads = 1,
+      }),
   };
 }
 

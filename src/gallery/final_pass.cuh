@@ -11,6 +11,19 @@
 
 namespace rl::gallery::inline RL_GALLERY_BACKEND {
 
+// How an entry's per-block values become one value (Entry::final_pass), for the entries that
+// end in the launchers below.
+inline constexpr std::string_view kFinalPartials =
+    "one partial per block into scratch, then finalPass (final_pass.cuh): deterministic, fixed "
+    "order; one block when at most 16384 partials, else 4096-partial chunks first";
+inline constexpr std::string_view kFinalSegments =
+    "the book's single-block kernel runs once per segment of 2*block elements (grid = "
+    "ceil(n / (2*block)), block b on input + b*2*block); each block's value is a partial in "
+    "scratch, then finalPass (final_pass.cuh) reduces the partials in fixed order";
+inline constexpr std::string_view kFinalAtomic =
+    "none: each block combines its value into the result with an atomic (rl::atomic_combine) "
+    "after a one-thread kernel writes the op's identity there";
+
 template <class Op>
 __global__ void finalPass(rl::gmem<const typename Op::value_type> in, std::size_t count,
                           std::size_t chunk, rl::gmem<typename Op::value_type> out) {
@@ -41,6 +54,14 @@ __global__ void initIdentity(rl::gmem<typename Op::value_type> out) {
   if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = Op::identity();
 }
 
+// A launch of the gallery's bookkeeping (the final pass, the identity), not of an entry's kernel:
+// marked so that reports of a launcher's kernels (explain --backend cuda) tell them apart.
+inline rl::LaunchConfig helper_config(const LaunchArgs& a, std::size_t grid, unsigned block, const char* name) {
+  rl::LaunchConfig cfg = config(a, grid, block, 0, name);
+  cfg.helper = true;
+  return cfg;
+}
+
 // Reduces `count` partials that a kernel wrote at the start of args.scratch into args.result.
 template <class Acc, class Op>
 void final_pass(const LaunchArgs& a, std::size_t count) {
@@ -50,18 +71,18 @@ void final_pass(const LaunchArgs& a, std::size_t count) {
   int src = 0;
   while (count > kFinalOneBlock) {
     const std::size_t blocks = ceil_div(count, kFinalChunk);
-    rl::launch(finalPass<Op>, config(a, blocks, kFinalThreads, 0, "finalPass"),
+    rl::launch(finalPass<Op>, helper_config(a, blocks, kFinalThreads, "finalPass"),
                static_cast<const Acc*>(buf[src]), count, kFinalChunk, buf[1 - src]);
     count = blocks;
     src = 1 - src;
   }
-  rl::launch(finalPass<Op>, config(a, 1, kFinalThreads, 0, "finalPass"),
+  rl::launch(finalPass<Op>, helper_config(a, 1, kFinalThreads, "finalPass"),
              static_cast<const Acc*>(buf[src]), count, count, dev<Acc>(a.result));
 }
 
 template <class Acc, class Op>
 void init_identity(const LaunchArgs& a) {
-  rl::launch(initIdentity<Op>, config(a, 1, 32, 0, "initIdentity"), dev<Acc>(a.result));
+  rl::launch(initIdentity<Op>, helper_config(a, 1, 32, "initIdentity"), dev<Acc>(a.result));
 }
 
 }  // namespace rl::gallery::inline RL_GALLERY_BACKEND

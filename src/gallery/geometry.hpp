@@ -48,4 +48,27 @@ constexpr std::size_t cub_scratch_bound(std::size_t /*n*/, std::size_t acc_bytes
   return align_up(64 * 1024 + 65536 * acc_bytes, kScratchAlign);
 }
 
+// The footprints the entries declare (Entry::bytes_read, Entry::scratch_bytes).
+
+// Every kernel of the gallery reads each input element once.
+constexpr std::size_t read_once(std::size_t n, std::size_t input_bytes) { return n * input_bytes; }
+
+// A kernel that leaves one partial per `per_thread * block` elements for the final pass.
+template <unsigned per_thread>
+constexpr std::size_t partials_scratch(std::size_t n, unsigned block, std::size_t acc_bytes) {
+  return final_pass_scratch(ceil_div(n, static_cast<std::size_t>(block) * per_thread), acc_bytes);
+}
+
+// A kernel that combines into the result with atomics.
+constexpr std::size_t no_scratch(std::size_t, unsigned, std::size_t) { return 0; }
+
+// reduceVectorized: the most blocks any input type gives (8-byte elements, two per vector).
+constexpr std::size_t vectorized_scratch(std::size_t n, unsigned block, std::size_t acc_bytes) {
+  return final_pass_scratch(vectorized_blocks(n, block, 8), acc_bytes);
+}
+
+constexpr std::size_t cub_scratch(std::size_t n, unsigned, std::size_t acc_bytes) {
+  return cub_scratch_bound(n, acc_bytes);
+}
+
 }  // namespace rl::gallery

@@ -307,14 +307,85 @@ void launch_reduceSinglePass(const LaunchArgs& a) {
              dev_const<In>(a.input), dev<Acc>(a.scratch), dev<Acc>(a.result), a.n);
 }
 
-// The family's launchers by registry id (bound once per backend: bind_cuda_*.cu, bind_simt_*.cpp).
+// The family's entries, each with its launcher (bound once per backend from the family list
+// in gallery/CMakeLists.txt).
 inline std::vector<Binding> modern_bindings() {
   return {
-      RL_GALLERY_BIND("warp-shuffle", launch_reduceWarpShuffle),
-      RL_GALLERY_BIND("warp-reduce-sync", launch_reduceWarpReduceSync),
-      RL_GALLERY_BIND("cooperative-groups", launch_reduceCooperativeGroups),
-      RL_GALLERY_BIND("vectorized", launch_reduceVectorized),
-      RL_GALLERY_BIND("single-pass", launch_reduceSinglePass),
+      RL_GALLERY_BIND(launch_reduceWarpShuffle, {
+          .id = "warp-shuffle",
+          .name = "reduceWarpShuffle",
+          .family = "modern",
+          .seed = "beyond the seeds (Kepler shuffles)",
+          .technique = "8 elements per thread, then each warp folds its values in registers with "
+                       "__shfl_down_sync: one shared slot per warp, one __syncthreads per block",
+          .still_slow = "4-byte loads; a grid sized to n (many short blocks); a second launch for the partials",
+          .final_pass = kFinalPartials,
+          .constraints = {.items_per_thread = kModernItems},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<8>,
+          .independent_loads = 8,
+      }),
+      RL_GALLERY_BIND(launch_reduceWarpReduceSync, {
+          .id = "warp-reduce-sync",
+          .name = "reduceWarpReduceSync",
+          .family = "modern",
+          .seed = "beyond the seeds (sm_80 __reduce_*_sync)",
+          .technique = "the warp step in one instruction: __reduce_add/min/max_sync for int32 (wrap); an int64 "
+                       "sum (int32 wide) uses three 32-bit reductions of its 16/16/32-bit parts; float, double "
+                       "and int64 min/max fall back to shuffles",
+          .still_slow = "as reduceWarpShuffle: the warp step is not the bottleneck of a memory-bound reduction",
+          .final_pass = kFinalPartials,
+          .constraints = {.items_per_thread = kModernItems},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<8>,
+          .independent_loads = 8,
+      }),
+      RL_GALLERY_BIND(launch_reduceCooperativeGroups, {
+          .id = "cooperative-groups",
+          .name = "reduceCooperativeGroups",
+          .family = "modern",
+          .seed = "beyond the seeds (cooperative groups)",
+          .technique = "the same shape with cooperative groups: cg::this_thread_block, cg::tiled_partition<32>, "
+                       "cg::reduce",
+          .still_slow = "as reduceWarpShuffle; the gain is in what the code says",
+          .final_pass = kFinalPartials,
+          .constraints = {.items_per_thread = kModernItems},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<8>,
+          .independent_loads = 8,
+      }),
+      RL_GALLERY_BIND(launch_reduceVectorized, {
+          .id = "vectorized",
+          .name = "reduceVectorized",
+          .family = "modern",
+          .seed = "beyond the seeds (CUB-style loads)",
+          .technique = "16-byte vector loads in a grid-stride loop over a grid capped at 2048 blocks: many "
+                       "elements per thread accumulated in a register, few long-lived blocks",
+          .still_slow = "a second launch for the partials; the grid is not tuned to the device",
+          .final_pass = kFinalPartials,
+          .constraints = {.items_per_thread = 16},
+          .bytes_read = read_once,
+          .scratch_bytes = vectorized_scratch,
+          .independent_loads = 1,
+          .load_width = 16,
+      }),
+      RL_GALLERY_BIND(launch_reduceSinglePass, {
+          .id = "single-pass",
+          .name = "reduceSinglePass",
+          .family = "modern",
+          .seed = "beyond the seeds (threadFenceReduction)",
+          .technique = "single pass: each block writes its partial, __threadfence, takes a ticket from an atomic "
+                       "counter; the last block reduces all partials in fixed order and resets the counter for "
+                       "the next launch",
+          .still_slow = "the last block's pass over the partials is serial with everything before it; 4-byte "
+                        "loads; a grid sized to n",
+          .final_pass = "none: the last block to finish reduces the partials (scratch) into the result in fixed "
+                        "order",
+          .constraints = {.items_per_thread = kModernItems},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<8>,
+          .independent_loads = 8,
+      }),
   };
 }
 

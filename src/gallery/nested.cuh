@@ -75,10 +75,27 @@ void launch_gpuRecursiveReduce2(const LaunchArgs& a) {
   final_pass<Acc, Op>(a, blocks);
 }
 
-// The family's launchers by registry id (bound once per backend: bind_cuda_*.cu, bind_simt_*.cpp).
+// The family's entries, each with its launcher (bound once per backend from the family list
+// in gallery/CMakeLists.txt).
 inline std::vector<Binding> nested_bindings() {
   return {
-      RL_GALLERY_BIND("nested", launch_gpuRecursiveReduce2),
+      RL_GALLERY_BIND(launch_gpuRecursiveReduce2, {
+          .id = "nested",
+          .name = "gpuRecursiveReduce2",
+          .family = "nested",
+          .seed = "002 §3.3 (Professional CUDA C 3.6.2)",
+          .technique = "nested reduction: each level folds every 2*block segment in half in place, and thread 0 "
+                       "of block 0 tail-launches the next level from the device (CUDA 13 CDP2: the tail launch "
+                       "replaces device-side cudaDeviceSynchronize)",
+          .still_slow = "log2(block)+1 dependent device-side grid launches, the last ones of 1..16-thread blocks; "
+                        "every level round-trips through global memory",
+          .final_pass = "the last level writes one partial per 2*block segment into scratch, then finalPass "
+                        "(final_pass.cuh) in fixed order",
+          .constraints = {.items_per_thread = 2, .in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<2>,
+          .independent_loads = 2,
+      }),
   };
 }
 

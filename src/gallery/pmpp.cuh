@@ -226,14 +226,85 @@ void launch_CoarsenedSumReductionKernel(const LaunchArgs& a) {
                               " is not instantiated (1, 2, 4 or 8)");
 }
 
-// The family's launchers by registry id (bound once per backend: bind_cuda_*.cu, bind_simt_*.cpp).
+// The family's entries, each with its launcher (bound once per backend from the family list
+// in gallery/CMakeLists.txt).
 inline std::vector<Binding> pmpp_bindings() {
   return {
-      RL_GALLERY_BIND("pmpp-simple", launch_SimpleReductionKernel),
-      RL_GALLERY_BIND("pmpp-convergent", launch_ConvergentSumReductionKernel),
-      RL_GALLERY_BIND("pmpp-shared", launch_SharedMemoryReductionKernel),
-      RL_GALLERY_BIND("pmpp-segmented", launch_SegmentedSumReductionKernel),
-      RL_GALLERY_BIND("pmpp-coarsened", launch_CoarsenedSumReductionKernel),
+      RL_GALLERY_BIND(launch_SimpleReductionKernel, {
+          .id = "pmpp-simple",
+          .name = "SimpleReductionKernel",
+          .family = "pmpp",
+          .seed = "004 §10.3",
+          .technique = "the reduction tree of one block in place: thread t owns element 2t and works while t % "
+                       "stride == 0",
+          .still_slow = "control divergence in every warp from the second step (35% of execution resources useful "
+                        "at 256 elements) and memory divergence; every step through global memory",
+          .final_pass = kFinalSegments,
+          .constraints = {.items_per_thread = 2, .in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<2>,
+          .independent_loads = 2,
+      }),
+      RL_GALLERY_BIND(launch_ConvergentSumReductionKernel, {
+          .id = "pmpp-convergent",
+          .name = "ConvergentSumReductionKernel",
+          .family = "pmpp",
+          .seed = "004 §10.4",
+          .technique = "the stride starts at blockDim.x and halves: active threads stay packed at the front, "
+                       "whole warps retire together, accesses coalesce",
+          .still_slow = "every step round-trips through global memory; the last five steps run one partly active "
+                        "warp",
+          .final_pass = kFinalSegments,
+          .constraints = {.items_per_thread = 2, .in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<2>,
+          .independent_loads = 2,
+      }),
+      RL_GALLERY_BIND(launch_SharedMemoryReductionKernel, {
+          .id = "pmpp-shared",
+          .name = "SharedMemoryReductionKernel",
+          .family = "pmpp",
+          .seed = "004 §10.6",
+          .technique = "the first step adds two loaded elements, the rest of the tree runs in shared memory: one "
+                       "global read per element and one write per block",
+          .still_slow = "one short block per 2*block elements, each ending in a long, mostly idle tree; a "
+                        "partials pass follows",
+          .final_pass = kFinalSegments,
+          .constraints = {.items_per_thread = 2},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<2>,
+          .independent_loads = 2,
+      }),
+      RL_GALLERY_BIND(launch_SegmentedSumReductionKernel, {
+          .id = "pmpp-segmented",
+          .name = "SegmentedSumReductionKernel",
+          .family = "pmpp",
+          .seed = "004 §10.7",
+          .technique = "hierarchical reduction for any length: every block reduces its 2*block segment in shared "
+                       "memory and combines it into the result with one atomic",
+          .still_slow = "one atomic per block serialises at the result; float atomics make float sums vary run to "
+                        "run; two elements per thread",
+          .final_pass = kFinalAtomic,
+          .constraints = {.items_per_thread = 2, .deterministic = false, .float_atomics = true},
+          .bytes_read = read_once,
+          .scratch_bytes = no_scratch,
+          .independent_loads = 2,
+      }),
+      RL_GALLERY_BIND(launch_CoarsenedSumReductionKernel, {
+          .id = "pmpp-coarsened",
+          .name = "CoarsenedSumReductionKernel",
+          .family = "pmpp",
+          .seed = "004 §10.8",
+          .technique = "thread coarsening: a block owns 2*COARSE_FACTOR tiles, each thread folds its element of "
+                       "every tile in a register before one tree and one atomic",
+          .still_slow = "4-byte loads, one per tile per thread; float atomics make float sums vary run to run",
+          .final_pass = kFinalAtomic,
+          .constraints = {.items_per_thread = 2 * kDefaultCoarseFactor, .deterministic = false, .float_atomics = true},
+          .bytes_read = read_once,
+          .scratch_bytes = no_scratch,
+          .param = "COARSE_FACTOR: 1, 2, 4 or 8 (default 2); a block covers 2*COARSE_FACTOR*block elements",
+          .independent_loads = 4,
+      }),
   };
 }
 

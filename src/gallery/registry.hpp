@@ -2,10 +2,12 @@
 // The gallery's registry: one entry per textbook kernel. `reducelab list`, `run`, the tests and
 // the docs all iterate over it, so adding a kernel is adding an entry, never editing a switch.
 //
-// An entry has two halves. Its description (id, seed, technique, constraints...) lives in
-// registry.cpp, host code. How to launch it lives with the kernel, in the family's .cuh header,
-// and is bound once per backend (gallery/bind_cuda.cu for nvcc, gallery/bind_simt.cpp for g++):
-// both are the same template instantiated by two compilers.
+// An entry is declared once, beside its kernel, in the family's .cuh header: its description
+// (id, seed, technique, constraints, footprint) and its launcher together, through
+// RL_GALLERY_BIND (dispatch.cuh). Each family header is compiled once per backend, from the
+// family list in gallery/CMakeLists.txt (g++ against the SIMT runtime, nvcc for CUDA); the
+// registry reads the descriptions from the SIMT copy, which every build has, and the cub
+// reference (CUDA only) from cub_reference.hpp.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -53,7 +55,7 @@ struct Constraints {
   bool deterministic = true;      // same bits every run (false: float atomics, races)
   bool unsafe = false;            // has a data race on purpose (textbook lockstep warp)
   bool gpu_only = false;          // no SIMT launcher (gpu_only_reason says why)
-  std::string_view gpu_only_reason;
+  std::string_view gpu_only_reason{};
   bool is_reference = false;      // a library baseline (CUB), not a textbook kernel
   // Combines block values into the result with atomics (PMPP 10.7/10.8): the order of float
   // and double sums then varies run to run; integer results and min/max stay exact.
@@ -61,14 +63,14 @@ struct Constraints {
 };
 
 struct Entry {
-  std::string_view id;          // what users type: "neighbored", "unroll8", ...
-  std::string_view name;        // the kernel's name as the book spells it
-  std::string_view family;      // divergence, unrolling, shared-memory, pmpp, nested, modern
-  std::string_view seed;        // seed file and section, e.g. "000 §3"
-  std::string_view technique;   // what this version changes
-  std::string_view still_slow;  // what still costs time
-  std::string_view final_pass;  // how per-block partials become one value
-  Constraints constraints;
+  std::string_view id{};          // what users type: "neighbored", "unroll8", ...
+  std::string_view name{};        // the kernel's name as the book spells it
+  std::string_view family{};      // divergence, unrolling, shared-memory, pmpp, nested, modern
+  std::string_view seed{};        // seed file and section, e.g. "000 §3"
+  std::string_view technique{};   // what this version changes
+  std::string_view still_slow{};  // what still costs time
+  std::string_view final_pass{};  // how per-block partials become one value
+  Constraints constraints{};
   // Bytes the kernel must read from global memory at size n (input element size given):
   // the figure GB/s is computed from, declared once here.
   std::size_t (*bytes_read)(std::size_t n, std::size_t input_bytes) = nullptr;
@@ -76,12 +78,14 @@ struct Entry {
   std::size_t (*scratch_bytes)(std::size_t n, unsigned block, std::size_t acc_bytes) = nullptr;
   // What LaunchArgs::param selects for this entry, with its choices and default; "" when the
   // entry has no knob (param is then ignored).
-  std::string_view param;
+  std::string_view param{};
   // Little's law: the global loads one thread issues before it needs the first of them (what it
   // keeps in flight), each `load_width` bytes wide (0: one input element). 0 loads: undeclared,
   // and no bandwidth is predicted.
   unsigned independent_loads = 0;
   unsigned load_width = 0;
+  // The first rung of the ladder: `run` reports every row's cumulative speedup against it.
+  bool speedup_baseline = false;
 };
 
 const std::vector<Entry>& registry();
@@ -92,8 +96,7 @@ std::string ids();  // "neighbored, neighbored-less, ..." for messages and --hel
 // or the entry is gpu-only).
 LaunchFn launcher(const Entry& e, Backend b);
 
-// Element type of the input buffer an entry expects, and of its result.
-Dtype input_dtype(Dtype d);  // always the user's dtype
+// Element size of the input buffer an entry expects, and of its result.
 std::size_t input_bytes(const Entry& e, Dtype d, Accumulate a);  // in-place kernels: acc bytes
 std::size_t accumulator_bytes(Dtype d, Accumulate a);
 
@@ -101,11 +104,29 @@ std::size_t accumulator_bytes(Dtype d, Accumulate a);
 // entries, and for float/double sums of the entries that combine with float atomics.
 bool deterministic(const Entry& e, Dtype d, OpKind op);
 
-// The launch tables each backend provides (bind_*.cpp/.cu): id -> launcher.
+// What one launch of an entry needs on the device for a plan (n, block, dtype, accumulate):
+// the sizes the lab allocates and the bytes GB/s is computed from, asked of the entry once.
+struct Footprint {
+  std::size_t input_element_bytes = 0;  // input_bytes(): the accumulator's for in-place kernels
+  std::size_t acc_bytes = 0;            // the result's size
+  std::size_t input_bytes = 0;          // n * input_element_bytes
+  std::size_t scratch_bytes = 0;        // Entry::scratch_bytes (0: none)
+  std::size_t bytes_read = 0;           // Entry::bytes_read: what the kernel must read
+  // Device memory a run needs: the input (twice for in-place kernels, which keep a pristine
+  // copy), scratch and the result.
+  std::size_t device_bytes() const {
+    return input_bytes + (in_place ? input_bytes : 0) + scratch_bytes + acc_bytes;
+  }
+  bool in_place = false;
+};
+Footprint footprint(const Entry& e, std::size_t n, unsigned block, Dtype d, Accumulate a);
+
+// An entry with its launcher on one backend: what a family header declares (RL_GALLERY_BIND).
 struct Binding {
-  std::string_view id;
+  Entry entry;
   LaunchFn launch;
 };
+// The launch tables of the two backends, concatenated from the families (bind.cpp).
 const std::vector<Binding>& simt_bindings();
 const std::vector<Binding>& cuda_bindings();  // empty when built without CUDA
 

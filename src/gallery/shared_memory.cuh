@@ -96,11 +96,40 @@ RL_GALLERY_SHARED_LAUNCHER(BC_addKernel, launch_BC_addKernel)
 RL_GALLERY_SHARED_LAUNCHER(NBC_addKernel2, launch_NBC_addKernel2)
 #undef RL_GALLERY_SHARED_LAUNCHER
 
-// The family's launchers by registry id (bound once per backend: bind_cuda_*.cu, bind_simt_*.cpp).
+// The family's entries, each with its launcher (bound once per backend from the family list
+// in gallery/CMakeLists.txt).
 inline std::vector<Binding> shared_memory_bindings() {
   return {
-      RL_GALLERY_BIND("bc-add", launch_BC_addKernel),
-      RL_GALLERY_BIND("nbc-add", launch_NBC_addKernel2),
+      RL_GALLERY_BIND(launch_BC_addKernel, {
+          .id = "bc-add",
+          .name = "BC_addKernel",
+          .family = "shared-memory",
+          .seed = "001",
+          .technique = "the block's elements copied once into shared memory and reduced there, strided "
+                       "addressing index = 2*i*tid: contiguous working threads",
+          .still_slow = "2-, 4-, ... way bank conflicts (a warp's addresses 2*i words apart); one element per "
+                        "thread; a barrier per step",
+          .final_pass = kFinalPartials,
+          .constraints = {},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<1>,
+          .independent_loads = 1,
+      }),
+      RL_GALLERY_BIND(launch_NBC_addKernel2, {
+          .id = "nbc-add",
+          .name = "NBC_addKernel2",
+          .family = "shared-memory",
+          .seed = "001",
+          .technique = "sequential addressing in shared memory: thread tid adds tid + i, a warp touches 32 "
+                       "consecutive words (no bank conflict)",
+          .still_slow = "half the threads idle from the first step; the last five steps diverge in one warp; a "
+                        "barrier per step",
+          .final_pass = kFinalPartials,
+          .constraints = {},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<1>,
+          .independent_loads = 1,
+      }),
   };
 }
 

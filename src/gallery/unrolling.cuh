@@ -297,16 +297,111 @@ void launch_reduceCompleteUnroll(const LaunchArgs& a) {
                               " is not instantiated (32..1024, powers of two)");
 }
 
-// The family's launchers by registry id (bound once per backend: bind_cuda_*.cu, bind_simt_*.cpp).
+// The family's entries, each with its launcher (bound once per backend from the family list
+// in gallery/CMakeLists.txt).
 inline std::vector<Binding> unrolling_bindings() {
   return {
-      RL_GALLERY_BIND("unroll2", launch_reduceUnrolling2),
-      RL_GALLERY_BIND("unroll4", launch_reduceUnrolling4),
-      RL_GALLERY_BIND("unroll8", launch_reduceUnrolling8),
-      RL_GALLERY_BIND("unroll-warps8", launch_reduceUnrollWarps8),
-      RL_GALLERY_BIND("unroll-warps8-volatile", launch_reduceUnrollWarps8Volatile),
-      RL_GALLERY_BIND("complete-unroll-warps8", launch_reduceCompleteUnrollWarps8),
-      RL_GALLERY_BIND("complete-unroll", launch_reduceCompleteUnroll),
+      RL_GALLERY_BIND(launch_reduceUnrolling2, {
+          .id = "unroll2",
+          .name = "reduceUnrolling2",
+          .family = "unrolling",
+          .seed = "002 §3.2 (Professional CUDA C 3.5.1)",
+          .technique = "each block first adds two tiles element-wise, then the interleaved tree: half the "
+                       "blocks, more independent loads per thread",
+          .still_slow = "the tree's divergent last warp, a barrier and a global round trip per step",
+          .final_pass = kFinalPartials,
+          .constraints = {.items_per_thread = 2, .in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<2>,
+          .independent_loads = 2,
+      }),
+      RL_GALLERY_BIND(launch_reduceUnrolling4, {
+          .id = "unroll4",
+          .name = "reduceUnrolling4",
+          .family = "unrolling",
+          .seed = "002 §3.2 (Professional CUDA C 3.5.1)",
+          .technique = "four tiles per block folded before the tree",
+          .still_slow = "as reduceUnrolling2, with a quarter of the blocks",
+          .final_pass = kFinalPartials,
+          .constraints = {.items_per_thread = 4, .in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<4>,
+          .independent_loads = 4,
+      }),
+      RL_GALLERY_BIND(launch_reduceUnrolling8, {
+          .id = "unroll8",
+          .name = "reduceUnrolling8",
+          .family = "unrolling",
+          .seed = "002 §3.2 (Professional CUDA C 3.5.1)",
+          .technique = "eight tiles per block: eight independent loads in flight per thread hide memory latency",
+          .still_slow = "the tree, its divergent last warp and its barriers",
+          .final_pass = kFinalPartials,
+          .constraints = {.items_per_thread = 8, .in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<8>,
+          .independent_loads = 8,
+      }),
+      RL_GALLERY_BIND(launch_reduceUnrollWarps8, {
+          .id = "unroll-warps8",
+          .name = "reduceUnrollWarps8",
+          .family = "unrolling",
+          .seed = "002 §3.2 (Professional CUDA C 3.5.2)",
+          .technique = "unroll 8, tree down to 64 elements, then warp 0 finishes without __syncthreads; each "
+                       "unrolled step is read, __syncwarp, write, __syncwarp (correct under independent thread "
+                       "scheduling)",
+          .still_slow = "the warp steps still go through global memory; the tree loop still tests the stride at "
+                        "run time",
+          .final_pass = kFinalPartials,
+          .constraints = {.items_per_thread = 8, .in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<8>,
+          .independent_loads = 8,
+      }),
+      RL_GALLERY_BIND(launch_reduceUnrollWarps8Volatile, {
+          .id = "unroll-warps8-volatile",
+          .name = "reduceUnrollWarps8Volatile",
+          .family = "unrolling",
+          .seed = "002 §3.2 (Professional CUDA C 3.5.2, as printed)",
+          .technique = "the book's last warp as printed: a volatile pointer and no __syncwarp, relying on the 32 "
+                       "lanes running in lockstep (on the last 64 values moved to shared memory, where racecheck "
+                       "can see it); UNSAFE: a data race since Volta's independent thread scheduling (the SIMT "
+                       "backend and racecheck report it)",
+          .still_slow = "as reduceUnrollWarps8, and it may return a wrong answer",
+          .final_pass = kFinalPartials,
+          .constraints = {.items_per_thread = 8, .in_place = true, .deterministic = false, .unsafe = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<8>,
+          .independent_loads = 8,
+      }),
+      RL_GALLERY_BIND(launch_reduceCompleteUnrollWarps8, {
+          .id = "complete-unroll-warps8",
+          .name = "reduceCompleteUnrollWarps8",
+          .family = "unrolling",
+          .seed = "002 §3.2 (Professional CUDA C 3.5.3)",
+          .technique = "the tree is unrolled too: one guarded step per block size up to 1024, then the unrolled "
+                       "last warp",
+          .still_slow = "blockDim.x is a run-time value, so every guard is still tested; partial sums in global "
+                        "memory",
+          .final_pass = kFinalPartials,
+          .constraints = {.items_per_thread = 8, .in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<8>,
+          .independent_loads = 8,
+      }),
+      RL_GALLERY_BIND(launch_reduceCompleteUnroll, {
+          .id = "complete-unroll",
+          .name = "reduceCompleteUnroll",
+          .family = "unrolling",
+          .seed = "002 §3.2 (Professional CUDA C 3.5.4)",
+          .technique = "the block size is a template parameter (instantiated 32..1024), so the compiler drops "
+                       "the steps a block size does not need",
+          .still_slow = "partial sums still live in global memory; a block's last steps use one warp",
+          .final_pass = kFinalPartials,
+          .constraints = {.items_per_thread = 8, .in_place = true},
+          .bytes_read = read_once,
+          .scratch_bytes = partials_scratch<8>,
+          .independent_loads = 8,
+      }),
   };
 }
 

@@ -11,6 +11,7 @@ namespace rl::lab {
 namespace {
 
 using gallery::MathDemo;
+using gallery::math_value;
 
 struct MathCase {
   const char* id;
@@ -25,12 +26,6 @@ struct Shape {
 };
 constexpr Shape kShapes[] = {{32, 32}, {32, 16}, {16, 32}, {16, 16}};
 
-// The value mathKernel* writes at tid (what all three compute).
-float math_value(std::size_t tid, MathDemo which) {
-  const bool first = which == MathDemo::warp_parity ? (tid / 32) % 2 == 0 : tid % 2 == 0;
-  return first ? 100.0f : 200.0f;
-}
-
 const analysis::StepCounts* step(const analysis::Counts& c, unsigned value) {
   for (const auto& s : c.steps)
     if (s.step == value) return &s;
@@ -42,6 +37,9 @@ DemoRow count_math(const MathCase& m, const DemoOptions& o) {
   row.id = m.id;
   row.kernel = m.kernel;
   row.launch = fmt::format("block {}", o.math_block);
+  row.math = m.which;
+  row.block_x = o.math_block;
+  row.block_y = 1;
   row.count_size = o.math_n_simt;
   const std::size_t n = o.math_n_simt;
   row.warps = (n + o.math_block - 1) / o.math_block * ((o.math_block + 31) / 32);
@@ -76,6 +74,8 @@ DemoRow count_matrix(Shape b, const DemoOptions& o) {
   row.id = fmt::format("matrix-{}x{}", b.x, b.y);
   row.kernel = "sumMatrixOnGPU2D";
   row.launch = fmt::format("block ({},{})", b.x, b.y);
+  row.block_x = b.x;
+  row.block_y = b.y;
   const unsigned nx = o.matrix_simt, ny = o.matrix_simt;
   row.count_size = nx;
   const std::size_t elems = static_cast<std::size_t>(nx) * ny;
@@ -86,8 +86,8 @@ DemoRow count_matrix(Shape b, const DemoOptions& o) {
   analysis::Counts counts;
   try {
     for (std::size_t i = 0; i < elems; ++i) {
-      a[i] = static_cast<float>(i % 251);
-      bb[i] = static_cast<float>(i % 13);
+      a[i] = gallery::matrix_a(i);
+      bb[i] = gallery::matrix_b(i);
     }
     analysis::Recorder recorder(b.x * b.y);
     gallery::launch_sum_matrix(a, bb, c, nx, ny, b.x, b.y, nullptr);

@@ -6,9 +6,11 @@
 //   select; sumMatrixOnGPU2D with blocks (32,32), (32,16), (16,32), (16,16).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "gallery/demos.hpp"
 #include "lab/device.hpp"
 
 namespace rl::lab {
@@ -26,6 +28,9 @@ struct DemoRow {
   std::string id;       // lane-parity, warp-parity, select, matrix-32x32, ...
   std::string kernel;   // the book's name
   std::string launch;   // "block 64" or "block (32,16)"
+  // What to launch: a math demo, or (unset) sumMatrixOnGPU2D with blocks of block_x x block_y.
+  std::optional<gallery::MathDemo> math;
+  unsigned block_x = 0, block_y = 0;
   // counts, on simt
   std::size_t count_size = 0;       // elements (math) or nx = ny (matrix) the counts ran on
   std::uint64_t warps = 0;          // warps launched

@@ -10,26 +10,17 @@
 #include "lab/errors.hpp"
 #include "lab/latency.hpp"
 #include "lab/read_ceiling.hpp"
+#include "simt/cuda_check.hpp"
 
 namespace rl::lab {
 namespace {
-
-[[noreturn]] void fail(cudaError_t err, const char* what) {
-  throw std::runtime_error(std::string(what) + " failed: " + cudaGetErrorName(err) + " (" +
-                           cudaGetErrorString(err) + ")");
-}
-#define RL_LAB_CHECK(call)                      \
-  do {                                          \
-    cudaError_t e_ = (call);                    \
-    if (e_ != cudaSuccess) fail(e_, #call);     \
-  } while (0)
 
 // A start/stop event pair; move-only.
 class EventPair {
  public:
   EventPair() {
-    RL_LAB_CHECK(cudaEventCreate(&start_));
-    RL_LAB_CHECK(cudaEventCreate(&stop_));
+    RL_CUDA_CHECK(cudaEventCreate(&start_));
+    RL_CUDA_CHECK(cudaEventCreate(&stop_));
   }
   EventPair(const EventPair&) = delete;
   EventPair& operator=(const EventPair&) = delete;
@@ -47,9 +38,9 @@ class EventPair {
 class CudaDevice final : public Device {
  public:
   CudaDevice() {
-    RL_LAB_CHECK(cudaSetDevice(0));
+    RL_CUDA_CHECK(cudaSetDevice(0));
     cudaDeviceProp p{};
-    RL_LAB_CHECK(cudaGetDeviceProperties(&p, 0));
+    RL_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
     info_.name = p.name;
     info_.backend = Backend::cuda;
     info_.sm_count = p.multiProcessorCount;
@@ -59,11 +50,11 @@ class CudaDevice final : public Device {
     info_.max_threads_per_block = p.maxThreadsPerBlock;
     info_.cc_major = p.major;
     info_.cc_minor = p.minor;
-    RL_LAB_CHECK(cudaDeviceGetAttribute(&info_.memory_clock_khz, cudaDevAttrMemoryClockRate, 0));
-    RL_LAB_CHECK(cudaDeviceGetAttribute(&info_.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+    RL_CUDA_CHECK(cudaDeviceGetAttribute(&info_.memory_clock_khz, cudaDevAttrMemoryClockRate, 0));
+    RL_CUDA_CHECK(cudaDeviceGetAttribute(&info_.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
     // Seed 002's formula: clock (Hz) x bus width (bytes) x 2 transfers per clock.
     info_.theoretical_gbs = 2.0 * info_.memory_clock_khz * 1e3 * (info_.bus_width_bits / 8.0) / 1e9;
-    RL_LAB_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    RL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }
   ~CudaDevice() override {
     if (flush_) cudaFree(flush_);
@@ -86,46 +77,46 @@ class CudaDevice final : public Device {
   void release(void* p) noexcept override { cudaFree(p); }
   std::size_t free_memory() override {
     std::size_t free = 0, total = 0;
-    RL_LAB_CHECK(cudaMemGetInfo(&free, &total));
+    RL_CUDA_CHECK(cudaMemGetInfo(&free, &total));
     return free;
   }
   void upload(void* dst, const void* src, std::size_t bytes) override {
-    RL_LAB_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
+    RL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
     synchronize();
   }
   void download(void* dst, const void* src, std::size_t bytes) override {
-    RL_LAB_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+    RL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
     synchronize();
   }
   void copy(void* dst, const void* src, std::size_t bytes) override {
-    RL_LAB_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
+    RL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
   }
   void fill(void* dst, unsigned char byte, std::size_t bytes) override {
-    RL_LAB_CHECK(cudaMemsetAsync(dst, byte, bytes, stream_));
+    RL_CUDA_CHECK(cudaMemsetAsync(dst, byte, bytes, stream_));
   }
-  void synchronize() override { RL_LAB_CHECK(cudaStreamSynchronize(stream_)); }
+  void synchronize() override { RL_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
   void* stream() override { return stream_; }
 
   void flush_l2() override {
     const std::size_t bytes = 2 * std::max<std::size_t>(info_.l2_bytes, 1 << 20);
     if (!flush_) {
       flush_ = allocate(bytes);
-      RL_LAB_CHECK(cudaMemsetAsync(flush_, 1, bytes, stream_));
+      RL_CUDA_CHECK(cudaMemsetAsync(flush_, 1, bytes, stream_));
     }
     if (std::getenv("REDUCELAB_FLUSH_BY_MEMSET"))  // the dirty-L2 flush, kept to measure the difference
-      RL_LAB_CHECK(cudaMemsetAsync(flush_, ++flush_value_, bytes, stream_));
+      RL_CUDA_CHECK(cudaMemsetAsync(flush_, ++flush_value_, bytes, stream_));
     else
       read_through(*this, flush_, bytes);
   }
 
   double time_ms(const std::function<void()>& work) override {
     EventPair ev;
-    RL_LAB_CHECK(cudaEventRecord(ev.start(), stream_));
+    RL_CUDA_CHECK(cudaEventRecord(ev.start(), stream_));
     work();
-    RL_LAB_CHECK(cudaEventRecord(ev.stop(), stream_));
-    RL_LAB_CHECK(cudaEventSynchronize(ev.stop()));
+    RL_CUDA_CHECK(cudaEventRecord(ev.stop(), stream_));
+    RL_CUDA_CHECK(cudaEventSynchronize(ev.stop()));
     float ms = 0;
-    RL_LAB_CHECK(cudaEventElapsedTime(&ms, ev.start(), ev.stop()));
+    RL_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start(), ev.stop()));
     return ms;
   }
 

@@ -15,6 +15,7 @@ ExplainReport explain(const Plan& plan) {
                                                         : std::string("no SIMT launcher")));
   ExplainReport report;
   report.plan = plan;
+  report.device = device->info();
   report.plan.timed = false;  // one verified launch: the counts are of exactly one execution
   report.plan.flush_l2 = false;
   {

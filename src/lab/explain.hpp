@@ -35,6 +35,7 @@ struct GpuExplain {
 struct ExplainReport {
   Plan plan;            // one kernel
   gallery::Backend backend = gallery::Backend::simt;
+  DeviceInfo device;    // where it ran (the emulator, or the GPU)
   analysis::Counts counts;  // SIMT counts (empty when they were not run)
   analysis::Trace trace;    // block 0, warp by warp, lane by lane (for pictures); SIMT only
   bool simt_ran = false;

@@ -9,6 +9,7 @@
 #include "gallery/probed.hpp"
 #include "lab/errors.hpp"
 #include "lab/explain.hpp"
+#include "lab/kernel_launch.hpp"
 #include "lab/verify.hpp"
 #include "lab/launch_log.hpp"
 #include "simt/launch_observer.hpp"
@@ -39,43 +40,27 @@ analysis::Counts instrumented_lane_counts(const Plan& plan, Device& device, Row*
   constexpr Accumulate acc = Accumulate::wide;
   const HostArray input = make_input(dtype, plan.n, plan.seed);
   const Expected expected = expect(input, OpKind::sum, acc);
-  const std::size_t in_bytes = gallery::input_bytes(e, dtype, acc), acc_bytes = gallery::accumulator_bytes(dtype, acc);
-  std::vector<unsigned char> converted;
-  const void* host = input.bytes.data();
-  if (e.constraints.in_place && in_bytes != input.element_bytes) {
-    converted = to_accumulator(input, acc);
-    host = converted.data();
-  }
-  Buffer work(device, plan.n * in_bytes);
-  Buffer scratch(device, e.scratch_bytes ? std::max<std::size_t>(e.scratch_bytes(plan.n, plan.block, acc_bytes), 1) : 1);
-  Buffer result(device, acc_bytes);
+  gallery::LaunchArgs shape = launch_shape(plan);
+  shape.dtype = dtype;
+  shape.op = OpKind::sum;
+  shape.accumulate = acc;
+  KernelLaunch kernel(e, shape, device, input, /*keep_pristine=*/false);
+  const std::size_t acc_bytes = kernel.footprint().acc_bytes;
   Buffer counters(device, sizeof(analysis::GpuProbeCounters));
-  device.upload(work.get(), host, plan.n * in_bytes);
   device.fill(counters.get(), 0, sizeof(analysis::GpuProbeCounters));
-  device.fill(result.get(), 0xFF, acc_bytes);
+  device.fill(kernel.result(), 0xFF, acc_bytes);
   device.synchronize();
 
-  gallery::LaunchArgs args;
-  args.input = work.get();
-  args.scratch = scratch.get();
-  args.result = result.get();
-  args.n = plan.n;
-  args.block = plan.block;
-  args.dtype = dtype;
-  args.op = OpKind::sum;
-  args.accumulate = acc;
-  args.param = plan.param;
-  args.stream = device.stream();
   {
     const Detach detach;
     gallery::cuda_probes_attach(static_cast<analysis::GpuProbeCounters*>(counters.get()));
-    launch(args);
+    launch(kernel.args());
     device.synchronize();
   }
   auto raw = std::make_unique<analysis::GpuProbeCounters>();
   device.download(raw.get(), counters.get(), sizeof(analysis::GpuProbeCounters));
   std::vector<unsigned char> got(acc_bytes);
-  device.download(got.data(), result.get(), acc_bytes);
+  device.download(got.data(), kernel.result(), acc_bytes);
   const Verdict v = check(expected, got.data(), dtype, acc);
   if (row_out) {
     row_out->id = e.id;
@@ -102,6 +87,7 @@ ExplainReport explain_cuda(const Plan& plan, Device& device) {
   report.plan.flush_l2 = false;
   report.plan.measure_ceiling = false;
   report.backend = Backend::cuda;
+  report.device = device.info();
   GpuExplain gpu;
   gpu.device = device.info();
   {

@@ -10,15 +10,12 @@
 
 #include "lab/device.hpp"
 #include "lab/latency.hpp"
+#include "simt/cuda_check.hpp"
 
 namespace rl::lab {
 namespace {
 
 constexpr unsigned kLineWords = 32;  // 128 bytes of unsigned
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
 
 // next[line * 32] = the word index of the line that follows it in the cycle.
 __global__ void lay_out_cycle(unsigned* next, const unsigned* order, unsigned lines) {
@@ -44,12 +41,12 @@ double chase_ns(Device& device, std::size_t bytes, unsigned long long hops, bool
   auto stream = static_cast<cudaStream_t>(device.stream());
   lay_out_cycle<<<(lines + 255) / 256, 256, 0, stream>>>(static_cast<unsigned*>(next.get()),
                                                           static_cast<const unsigned*>(d_order.get()), lines);
-  check(cudaGetLastError(), "pointer-chase layout kernel");
+  RL_CUDA_CHECK(cudaGetLastError());  // pointer-chase layout kernel
   auto* p = static_cast<const unsigned*>(next.get());
   auto* s = static_cast<unsigned*>(sink.get());
   if (warm) {
     chase<<<1, 1, 0, stream>>>(p, lines, s);
-    check(cudaGetLastError(), "pointer-chase warm-up");
+    RL_CUDA_CHECK(cudaGetLastError());  // pointer-chase warm-up
   }
   std::vector<double> ns;
   for (int rep = 0; rep < 3; ++rep) {
@@ -59,7 +56,7 @@ double chase_ns(Device& device, std::size_t bytes, unsigned long long hops, bool
     if (!warm) device.flush_l2();
     const double ms = device.time_ms([&] {
       chase<<<1, 1, 0, stream>>>(p, hops, s);
-      check(cudaGetLastError(), "pointer-chase kernel");
+      RL_CUDA_CHECK(cudaGetLastError());  // pointer-chase kernel
     });
     ns.push_back(ms * 1e6 / static_cast<double>(hops));
   }

@@ -7,6 +7,7 @@
 
 #include "lab/device.hpp"
 #include "lab/read_ceiling.hpp"
+#include "simt/cuda_check.hpp"
 
 namespace rl::lab {
 namespace {
@@ -34,8 +35,7 @@ __global__ void read_only(const int4* __restrict__ data, std::size_t count, int*
 void read_through(Device& device, const void* data, std::size_t bytes) {
   read_only<<<device.info().sm_count * 4, 512, 0, static_cast<cudaStream_t>(device.stream())>>>(
       static_cast<const int4*>(data), bytes / sizeof(int4), nullptr);
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) throw std::runtime_error(std::string("L2 flush kernel: ") + cudaGetErrorName(e));
+  RL_CUDA_CHECK(cudaGetLastError());  // the L2 flush kernel's launch
 }
 
 double measure_read_ceiling_gbs(Device& device) {
@@ -53,8 +53,7 @@ double measure_read_ceiling_gbs(Device& device) {
     const double ms = device.time_ms([&] {
       read_only<<<blocks, threads, 0, stream>>>(static_cast<const int4*>(data.get()), count,
                                                 static_cast<int*>(sink.get()));
-      cudaError_t e = cudaGetLastError();
-      if (e != cudaSuccess) throw std::runtime_error(std::string("read ceiling kernel: ") + cudaGetErrorName(e));
+      RL_CUDA_CHECK(cudaGetLastError());  // the read ceiling kernel's launch
     });
     if (rep >= 2) gbs.push_back(bytes / (ms * 1e-3) / 1e9);  // first two are warm-up
   }

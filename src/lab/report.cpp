@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "fmt/format.h"
+#include "reducelab/version.hpp"
 
 namespace rl::lab {
 
@@ -102,19 +104,51 @@ nlohmann::json to_json(const DeviceInfo& d) {
           {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)}};
 }
 
+nlohmann::json command_json(std::string_view command, nlohmann::json device, nlohmann::json params) {
+  return {{"command", command},
+          {"device", std::move(device)},
+          {"params", std::move(params)},
+          {"reducelab_version", reducelab::version_string}};
+}
+
+namespace {
+// The flags every command that launches a gallery kernel shares.
+nlohmann::json launch_params(const Plan& p, std::string_view backend) {
+  return {{"backend", backend},
+          {"n", p.n},
+          {"block", p.block},
+          {"dtype", std::string(reducelab::name(p.dtype))},
+          {"op", std::string(reducelab::name(p.op))},
+          {"accumulate", std::string(gallery::name(p.accumulate))},
+          {"param", p.param},
+          {"seed", p.seed}};
+}
+}  // namespace
+
+nlohmann::json plan_params(const Plan& p, Backend backend) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto* e : p.kernels) kernels.push_back(e->id);
+  nlohmann::json j = launch_params(p, gallery::name(backend));
+  j.update({{"kernels", p.all_kernels ? nlohmann::json("all") : kernels},
+            {"repeats", p.repeats},
+            {"hot", !p.flush_l2},
+            {"no_ceiling", !p.measure_ceiling}});
+  return j;
+}
+
 nlohmann::json to_json(const RunReport& r) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& x : r.rows)
-    rows.push_back({{"id", x.id},
-                    {"name", x.name},
+    rows.push_back({{"kernel", x.id},
+                    {"kernel_function", x.name},
                     {"family", x.family},
                     {"n", x.n},
                     {"block", x.block},
-                    {"bytes_read", x.bytes_read},
+                    {"bytes", x.bytes_read},
                     {"repeats", x.repeats},
-                    {"ms_median", x.ms_median},
-                    {"ms_min", x.ms_min},
-                    {"ms_max", x.ms_max},
+                    {"us_median", x.ms_median * 1e3},
+                    {"us_min", x.ms_min * 1e3},
+                    {"us_max", x.ms_max * 1e3},
                     {"gb_per_s", x.gb_per_s},
                     {"pct_of_theoretical", x.pct_of_theoretical},
                     {"pct_of_read_ceiling", x.pct_of_read_ceiling},
@@ -123,35 +157,26 @@ nlohmann::json to_json(const RunReport& r) {
                     {"result", x.result},
                     {"expected", x.expected},
                     {"status", x.status},
-                    {"ok", x.ok},
+                    {"verified", x.ok},
                     {"deterministic", x.deterministic},
                     {"unsafe", x.unsafe},
                     {"note", x.note},
                     {"bytes_in_flight_per_sm", x.bytes_in_flight_per_sm ? nlohmann::json(*x.bytes_in_flight_per_sm) : nlohmann::json(nullptr)},
                     {"predicted_gb_per_s", x.predicted_gb_per_s ? nlohmann::json(*x.predicted_gb_per_s) : nlohmann::json(nullptr)}});
-  const Plan& p = r.plan;
-  return {{"device", to_json(r.device)},
-          {"backend", std::string(gallery::name(r.device.backend))},
-          {"emulated", emulated(r.device)},
-          {"read_ceiling_gb_per_s", r.read_ceiling_gbs},
+  nlohmann::json j = command_json("run", to_json(r.device), plan_params(r.plan, r.device.backend));
+  j.update({{"read_ceiling_gb_per_s", r.read_ceiling_gbs},
           {"latency", r.latency ? nlohmann::json{{"dram_ns", r.latency->dram_ns},
                                                  {"l2_ns", r.latency->l2_ns},
                                                  {"dram_buffer_bytes", r.latency->dram_buffer_bytes},
                                                  {"l2_buffer_bytes", r.latency->l2_buffer_bytes}}
                                 : nlohmann::json(nullptr)},
-          {"n", p.n},
-          {"block", p.block},
-          {"dtype", std::string(reducelab::name(p.dtype))},
-          {"op", std::string(reducelab::name(p.op))},
-          {"accumulate", std::string(gallery::name(p.accumulate))},
-          {"repeats", p.repeats},
-          {"seed", p.seed},
-          {"l2_flushed", p.flush_l2},
-          {"all_ok", r.all_ok()},
+          {"l2_flushed", r.plan.flush_l2},
+          {"all_verified", r.all_ok()},
           {"verified_rows", r.count("ok")},
           {"skipped_rows", r.count("skipped")},
           {"summary", summary(r)},
-          {"rows", rows}};
+          {"rows", rows}});
+  return j;
 }
 
 std::string summary(const RunReport& r) {
@@ -214,7 +239,7 @@ void print_run(const RunReport& r, Format f, std::ostream& out) {
   out << '\n' << summary(r) << '\n';
 }
 
-nlohmann::json registry_json() {
+nlohmann::json registry_json(const DeviceInfo& device) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& e : gallery::registry()) {
     const auto& c = e.constraints;
@@ -243,7 +268,9 @@ nlohmann::json registry_json() {
                     {{"cuda", gallery::launcher(e, Backend::cuda) != nullptr},
                      {"simt", gallery::launcher(e, Backend::simt) != nullptr}}}});
   }
-  return {{"kernels", arr}};
+  nlohmann::json j = command_json("list", to_json(device), {{"backend", std::string(gallery::name(device.backend))}});
+  j["kernels"] = std::move(arr);
+  return j;
 }
 
 namespace {
@@ -299,9 +326,22 @@ std::size_t terminal_width() {
   return 100;  // a pipe or a file: a width that reads well in a pager and in a terminal
 }
 
-void print_list(Format f, std::ostream& out, std::size_t width) {
+std::string gallery_markdown() {
+  std::string md = "| id | kernel | family | seed | what it adds |\n| --- | --- | --- | --- | --- |\n";
+  for (const auto& e : gallery::registry()) {
+    std::string technique(e.technique);
+    std::replace(technique.begin(), technique.end(), '|', '/');
+    md += fmt::format("| `{}` | `{}` | {} | {} | {}{}{} |\n", e.id, e.name, e.family, e.seed, technique,
+                      e.constraints.unsafe ? " **(unsafe: data race)**" : "",
+                      e.constraints.gpu_only ? " *(GPU only)*" : "");
+  }
+  return md;
+}
+
+void print_list(Format f, std::ostream& out, std::size_t width, const DeviceInfo* device) {
   if (f == Format::json) {
-    out << registry_json().dump(2) << '\n';
+    if (!device) throw std::logic_error("print_list: the JSON names a device");
+    out << registry_json(*device).dump(2) << '\n';
     return;
   }
   std::vector<std::string> header = {"id", "name", "family", "seed", "block", "technique", "still slow"};
@@ -355,22 +395,24 @@ void print_list(Format f, std::ostream& out, std::size_t width) {
 }
 
 void print_divergence(const analysis::DivergenceReport& r, std::optional<std::uint64_t> executed, Format f,
-                      std::ostream& out) {
+                      std::ostream& out, const DeviceInfo& device) {
   if (f == Format::json) {
     nlohmann::json regions = nlohmann::json::array();
     for (const auto& c : r.regions)
       regions.push_back({{"region", c.region}, {"blocks", c.blocks}, {"warps", c.warps},
                          {"divergent_warps", c.divergent_warps}, {"idle_warps", c.idle_warps}});
-    out << nlohmann::json{{"extent", {r.extent.x, r.extent.y}},
+    nlohmann::json j = command_json(
+        "divergence", to_json(device),
+        {{"extent", fmt::format("{}x{}", r.extent.x, r.extent.y)}, {"block", fmt::format("{}x{}", r.block.x, r.block.y)}});
+    j.update(nlohmann::json{{"extent", {r.extent.x, r.extent.y}},
                           {"block", {r.block.x, r.block.y}},
                           {"grid", {r.grid.x, r.grid.y}},
                           {"warps_per_block", r.warps_per_block},
                           {"total_warps", r.total_warps},
                           {"divergent_warps", r.divergent_warps},
                           {"executed_divergent_warps", executed ? nlohmann::json(*executed) : nlohmann::json(nullptr)},
-                          {"regions", regions}}
-               .dump(2)
-        << '\n';
+                          {"regions", regions}});
+    out << j.dump(2) << '\n';
     return;
   }
   std::vector<std::string> header = {"region", "blocks", "warps", "divergent", "idle"};
@@ -468,6 +510,13 @@ void print_simt_table(const analysis::Counts& counts, std::ostream& out) {
   print_table(header, rows, out, 1, false);
 }
 
+// explain's flags: the kernel and its plan, and the backend it ran on.
+nlohmann::json explain_params(const ExplainReport& r) {
+  nlohmann::json j = launch_params(r.plan, gallery::name(r.backend));
+  j["kernel"] = r.plan.kernels.front()->id;
+  return j;
+}
+
 void print_explain_cuda(const ExplainReport& r, Format f, std::ostream& out) {
   const auto& e = *r.plan.kernels.front();
   const GpuExplain& g = *r.gpu;
@@ -475,14 +524,9 @@ void print_explain_cuda(const ExplainReport& r, Format f, std::ostream& out) {
     nlohmann::json steps = nlohmann::json::array(), launches = nlohmann::json::array();
     for (const auto& s : g.lanes.steps) steps.push_back(lanes_json(s));
     for (const auto& k : g.launches) launches.push_back(resources_json(k));
-    nlohmann::json j = {{"kernel", e.name},
-                        {"id", e.id},
-                        {"n", r.plan.n},
-                        {"block", r.plan.block},
-                        {"backend", "cuda"},
-                        {"device", to_json(g.device)},
-                        {"dtype", std::string(reducelab::name(r.plan.dtype))},
-                        {"op", std::string(reducelab::name(r.plan.op))},
+    nlohmann::json j = command_json("explain", to_json(g.device), explain_params(r));
+    j.update({{"kernel", e.id},
+                        {"kernel_function", e.name},
                         {"probed", r.probed},
                         {"instrumented", g.instrumented},
                         {"steps", steps},
@@ -492,9 +536,11 @@ void print_explain_cuda(const ExplainReport& r, Format f, std::ostream& out) {
                         {"result", r.row.result},
                         {"expected", r.row.expected},
                         {"status", r.row.status},
+                        {"verified", r.row.ok},
                         {"instrumented_status", g.instrumented ? nlohmann::json(g.instrumented_row.status) : nlohmann::json(nullptr)},
+                        {"instrumented_verified", g.instrumented ? nlohmann::json(g.instrumented_row.ok) : nlohmann::json(nullptr)},
                         {"simt_compared", g.simt_compared},
-                        {"lanes_equal_simt", g.simt_compared ? nlohmann::json(g.lanes_equal) : nlohmann::json(nullptr)}};
+                        {"lanes_equal_simt", g.simt_compared ? nlohmann::json(g.lanes_equal) : nlohmann::json(nullptr)}});
     if (r.simt_ran) {
       nlohmann::json simt_steps = nlohmann::json::array();
       for (const auto& s : r.counts.steps) simt_steps.push_back(to_json(s));
@@ -559,22 +605,18 @@ void print_explain(const ExplainReport& r, Format f, std::ostream& out) {
   if (f == Format::json) {
     nlohmann::json steps = nlohmann::json::array();
     for (const auto& s : r.counts.steps) steps.push_back(to_json(s));
-    out << nlohmann::json{{"kernel", e.name},
-                          {"id", e.id},
-                          {"n", r.plan.n},
-                          {"block", r.plan.block},
-                          {"backend", "simt"},
-                          {"dtype", std::string(reducelab::name(r.plan.dtype))},
-                          {"op", std::string(reducelab::name(r.plan.op))},
-                          {"probed", r.probed},
-                          {"steps", steps},
-                          {"totals", to_json(r.counts.totals)},
-                          {"outside_steps", to_json(r.counts.outside)},
-                          {"result", r.row.result},
-                          {"expected", r.row.expected},
-                          {"status", r.row.status}}
-               .dump(2)
-        << '\n';
+    nlohmann::json j = command_json("explain", to_json(r.device), explain_params(r));
+    j.update({{"kernel", e.id},
+              {"kernel_function", e.name},
+              {"probed", r.probed},
+              {"steps", steps},
+              {"totals", to_json(r.counts.totals)},
+              {"outside_steps", to_json(r.counts.outside)},
+              {"result", r.row.result},
+              {"expected", r.row.expected},
+              {"status", r.row.status},
+              {"verified", r.row.ok}});
+    out << j.dump(2) << '\n';
     return;
   }
   if (f == Format::csv) {
@@ -625,23 +667,19 @@ void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
     for (const auto& m : r.metrics)
       metrics.push_back({{"nvprof", m.nvprof}, {"ncu", m.ncu}, {"value", maybe(m.value)}, {"unit", m.unit},
                          {"nvprof_value", maybe(m.nvprof_value)}, {"nvprof_unit", m.nvprof_unit}, {"meaning", m.meaning}});
-    out << nlohmann::json{{"kernel", e.name},
-                          {"id", e.id},
-                          {"n", r.plan.n},
-                          {"block", r.plan.block},
-                          {"dtype", std::string(reducelab::name(r.plan.dtype))},
-                          {"op", std::string(reducelab::name(r.plan.op))},
-                          {"backend", "cuda"},
-                          {"device", r.device},
-                          {"ncu", r.ncu},
-                          {"ncu_kernel_name", r.kernel_name},
-                          {"grid", r.grid},
-                          {"block_size", r.block},
-                          {"duration_ns", maybe(r.duration_ns)},
-                          {"metrics", metrics},
-                          {"compare", compare_json(r)}}
-               .dump(2)
-        << '\n';
+    nlohmann::json params = launch_params(r.plan, "cuda");
+    params.update({{"kernel", e.id}, {"compare", r.compared}});
+    nlohmann::json j = command_json("profile", {{"name", r.device}, {"backend", "cuda"}}, params);
+    j.update({{"kernel", e.id},
+              {"kernel_function", e.name},
+              {"ncu", r.ncu},
+              {"ncu_kernel_name", r.kernel_name},
+              {"grid", r.grid},
+              {"block_size", r.block},
+              {"duration_us", r.duration_ns ? nlohmann::json(*r.duration_ns / 1e3) : nlohmann::json(nullptr)},
+              {"metrics", metrics},
+              {"compare", compare_json(r)}});
+    out << j.dump(2) << '\n';
     return;
   }
   std::vector<std::string> header = {"nvprof metric", "ncu metric", "value", "unit", "as nvprof"};
@@ -681,7 +719,7 @@ void print_demos(const DemoReport& r, Format f, std::ostream& out) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& x : r.rows) {
       nlohmann::json j = {{"id", x.id},
-                          {"kernel", x.kernel},
+                          {"kernel_function", x.kernel},
                           {"launch", x.launch},
                           {"count_size", x.count_size},
                           {"warps", x.warps},
@@ -695,19 +733,23 @@ void print_demos(const DemoReport& r, Format f, std::ostream& out) {
                           {"sectors_per_request", x.sectors_per_request},
                           {"load_efficiency", x.load_efficiency},
                           {"line_efficiency", x.line_efficiency},
-                          {"counts_ok", x.counts_ok}};
+                          {"counts_verified", x.counts_ok}};
       if (r.timed)
-        j.update({{"gpu_size", x.gpu_size}, {"ms_median", x.ms_median}, {"ms_min", x.ms_min}, {"ms_max", x.ms_max},
-                  {"gpu_ok", x.gpu_ok}});
+        j.update({{"gpu_size", x.gpu_size}, {"us_median", x.ms_median * 1e3}, {"us_min", x.ms_min * 1e3},
+                  {"us_max", x.ms_max * 1e3}, {"gpu_verified", x.gpu_ok}});
       rows.push_back(j);
     }
-    out << nlohmann::json{{"device", to_json(r.device)},
-                          {"backend", r.timed ? "cuda" : "simt"},
-                          {"timed", r.timed},
-                          {"repeats", r.options.repeats},
-                          {"rows", rows}}
-               .dump(2)
-        << '\n';
+    nlohmann::json j = command_json("demos", to_json(r.device),
+                                    {{"backend", r.timed ? "cuda" : "simt"}, {"repeats", r.options.repeats}});
+    j.update({{"timed", r.timed},
+              {"sizes",
+               {{"math_n_simt", r.options.math_n_simt},
+                {"math_n_gpu", r.options.math_n_gpu},
+                {"math_block", r.options.math_block},
+                {"matrix_simt", r.options.matrix_simt},
+                {"matrix_gpu", r.options.matrix_gpu}}},
+              {"rows", rows}});
+    out << j.dump(2) << '\n';
     return;
   }
   std::vector<std::string> header = {"demo", "kernel", "launch", "size", "warps", "body execs", "divergent",

@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "lab/errors.hpp"
+#include "lab/kernel_launch.hpp"
 #include "lab/littles_law.hpp"
 #include "lab/verify.hpp"
 #include "lab/launch_log.hpp"
@@ -64,6 +65,17 @@ std::string incompatibility(const gallery::Entry& e, unsigned block, Backend bac
   return {};
 }
 
+gallery::LaunchArgs launch_shape(const Plan& plan) {
+  gallery::LaunchArgs a;
+  a.n = plan.n;
+  a.block = plan.block;
+  a.dtype = plan.dtype;
+  a.op = plan.op;
+  a.accumulate = plan.accumulate;
+  a.param = plan.param;
+  return a;
+}
+
 void validate(const Plan& plan, Device& device) {
   const DeviceInfo& info = device.info();
   if (plan.n == 0) throw UsageError("--n 0: there is nothing to reduce; give n >= 1");
@@ -84,12 +96,8 @@ void validate(const Plan& plan, Device& device) {
         throw UsageError(fmt::format("--kernels {}: {}", e->id, why));
   // Memory: the input (twice for in-place kernels, which need a pristine copy), scratch, result.
   std::size_t need = 0;
-  for (const auto* e : plan.kernels) {
-    const std::size_t in = gallery::input_bytes(*e, plan.dtype, plan.accumulate);
-    const std::size_t acc = gallery::accumulator_bytes(plan.dtype, plan.accumulate);
-    const std::size_t scratch = e->scratch_bytes ? e->scratch_bytes(plan.n, plan.block, acc) : 0;
-    need = std::max(need, plan.n * in * (e->constraints.in_place ? 2 : 1) + scratch + acc);
-  }
+  for (const auto* e : plan.kernels)
+    need = std::max(need, gallery::footprint(*e, plan.n, plan.block, plan.dtype, plan.accumulate).device_bytes());
   const std::size_t free = device.free_memory();
   if (need > free)
     throw UsageError(fmt::format("--n {}: needs {:.3f} GiB of device memory ({} bytes); {:.3f} GiB are free ({} bytes)",
@@ -137,37 +145,14 @@ Row run_one(const gallery::Entry& e, const Plan& plan, Device& device, const Hos
     return row;
   }
   const gallery::LaunchFn launch = gallery::launcher(e, info.backend);
-  const std::size_t in_bytes = gallery::input_bytes(e, plan.dtype, plan.accumulate);
-  const std::size_t acc_bytes = gallery::accumulator_bytes(plan.dtype, plan.accumulate);
-  row.bytes_read = e.bytes_read ? e.bytes_read(plan.n, in_bytes) : plan.n * in_bytes;
+  const gallery::Footprint size = gallery::footprint(e, plan.n, plan.block, plan.dtype, plan.accumulate);
+  const std::size_t acc_bytes = size.acc_bytes;
+  row.bytes_read = size.bytes_read;
 
   try {
     // In-place kernels destroy their input: keep a pristine copy and restore it (untimed).
-    const bool in_place = e.constraints.in_place;
-    std::vector<unsigned char> converted;
-    const void* host = input.bytes.data();
-    if (in_place && in_bytes != input.element_bytes) {
-      converted = to_accumulator(input, plan.accumulate);
-      host = converted.data();
-    }
-    Buffer work(device, plan.n * in_bytes);
-    Buffer pristine = in_place ? Buffer(device, plan.n * in_bytes) : Buffer();
-    Buffer scratch(device, e.scratch_bytes ? std::max<std::size_t>(e.scratch_bytes(plan.n, plan.block, acc_bytes), 1) : 1);
-    Buffer result(device, acc_bytes);
-    device.upload(work.get(), host, plan.n * in_bytes);
-    if (in_place) device.copy(pristine.get(), work.get(), plan.n * in_bytes);
-
-    gallery::LaunchArgs args;
-    args.input = work.get();
-    args.scratch = scratch.get();
-    args.result = result.get();
-    args.n = plan.n;
-    args.block = plan.block;
-    args.dtype = plan.dtype;
-    args.op = plan.op;
-    args.accumulate = plan.accumulate;
-    args.param = plan.param;
-    args.stream = device.stream();
+    KernelLaunch kernel(e, launch_shape(plan), device, input, /*keep_pristine=*/true);
+    const gallery::LaunchArgs& args = kernel.args();
 
     std::vector<unsigned char> got(acc_bytes), first(acc_bytes);
     bool all_ok = true;
@@ -175,8 +160,8 @@ Row run_one(const gallery::Entry& e, const Plan& plan, Device& device, const Hos
     std::vector<double> times;
     const int repeats = plan.timed ? plan.repeats : 0;
     for (int rep = -1; rep < repeats; ++rep) {  // rep -1 is the warm-up, verified not timed
-      if (in_place && rep >= 0) device.copy(work.get(), pristine.get(), plan.n * in_bytes);
-      device.fill(result.get(), 0xFF, acc_bytes);  // poison: an unwritten result cannot pass
+      if (rep >= 0) kernel.restore_input();
+      device.fill(kernel.result(), 0xFF, acc_bytes);  // poison: an unwritten result cannot pass
       if (plan.flush_l2) device.flush_l2();
       if (rep < 0) {
         LaunchLog log;
@@ -186,7 +171,7 @@ Row run_one(const gallery::Entry& e, const Plan& plan, Device& device, const Hos
       } else {
         times.push_back(device.time_ms([&] { launch(args); }));
       }
-      device.download(got.data(), result.get(), acc_bytes);
+      device.download(got.data(), kernel.result(), acc_bytes);
       const Verdict v = check(expected, got.data(), plan.dtype, plan.accumulate);
       if (rep < 0) {
         first = got;
@@ -243,10 +228,12 @@ RunReport run(const Plan& plan, Device& device) {
   for (const auto* e : plan.kernels)
     report.rows.push_back(run_one(*e, plan, device, input, expected, report.latency, report.read_ceiling_gbs));
 
-  // Speedups: against the previous timed row, and against reduceNeighbored (the first rung).
+  // Speedups: against the previous timed row, and against the registry's baseline entry
+  // (reduceNeighbored, the first rung).
   double baseline = 0, previous = 0;
   for (const auto& r : report.rows)
-    if (r.id == "neighbored" && r.ms_median > 0) baseline = r.ms_median;
+    if (const gallery::Entry* e = gallery::find(r.id); e && e->speedup_baseline && r.ms_median > 0)
+      baseline = r.ms_median;
   for (auto& r : report.rows) {
     if (r.ms_median <= 0) continue;
     if (report.read_ceiling_gbs > 0) r.pct_of_read_ceiling = 100.0 * r.gb_per_s / report.read_ceiling_gbs;

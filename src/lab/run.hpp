@@ -77,6 +77,10 @@ struct RunReport {
   bool all_ok() const;
 };
 
+// The plan's n, block, dtype, op, accumulate and param as the LaunchArgs of one launch (no
+// pointers yet: KernelLaunch adds them).
+gallery::LaunchArgs launch_shape(const Plan& plan);
+
 // Throws UsageError for a plan the device cannot run (n = 0, n beyond memory, a block the
 // device or an explicitly named kernel cannot take).
 void validate(const Plan& plan, Device& device);

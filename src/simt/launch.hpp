@@ -16,6 +16,7 @@ struct LaunchConfig {
   std::size_t shared_bytes = 0;  // dynamic (`extern __shared__`) bytes per block
   void* stream = nullptr;        // ignored: every launch is synchronous
   const char* name = "kernel";   // what errors and reports call the kernel
+  bool helper = false;           // bookkeeping (a final pass), not the kernel a caller asked for
 };
 
 namespace detail {

@@ -13,6 +13,7 @@ struct LaunchRecord {
   unsigned block[3] = {1, 1, 1};
   std::size_t shared_bytes = 0;  // dynamic shared memory of the launch
   const char* name = "kernel";
+  bool helper = false;  // LaunchConfig::helper: bookkeeping, not the kernel a caller asked for
 };
 
 struct LaunchObserver {

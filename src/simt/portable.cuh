@@ -22,6 +22,9 @@
 //   rl::launch(kernel, cfg, args...)   a host-side launch that works on both backends (no
 //                    <<<>>> outside .cu files); checks the launch and throws rl::CudaError or
 //                    simt::KernelError on failure.
+//   RL_CUDA_CHECK(call)   (CUDA only, simt/cuda_check.hpp) throws rl::CudaError naming the call,
+//                    file and line when a runtime call fails: the one check every CUDA call of
+//                    the lab and gallery goes through.
 //   RL_TAIL_LAUNCH(kernel, grid, block, args...)   a device-side launch that starts after the
 //                    launching grid has finished (CUDA 13's dynamic parallelism: tail launch).
 //
@@ -38,32 +41,14 @@
 #include <cooperative_groups/reduce.h>
 #include <cuda_runtime.h>
 
-#include <stdexcept>
 #include <string>
 
+#include "simt/cuda_check.hpp"  // rl::CudaError, RL_CUDA_CHECK
 #include "simt/launch_observer.hpp"
 
 namespace rl {
 using stream_t = cudaStream_t;
-
-// Thrown by the checking macro below; tools catch it at the edge.
-class CudaError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* what, const char* file,
-                                          int line) {
-  throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + what + " failed: " +
-                  cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
-}
 }  // namespace rl
-
-#define RL_CUDA_CHECK(call)                                                    \
-  do {                                                                         \
-    cudaError_t rl_err_ = (call);                                              \
-    if (rl_err_ != cudaSuccess) ::rl::throw_cuda_error(rl_err_, #call, __FILE__, __LINE__); \
-  } while (0)
 
 #define RL_DYNAMIC_SHARED(T, name)                                    \
   extern __shared__ __align__(16) unsigned char rl_dynamic_smem_[];  \
@@ -80,6 +65,7 @@ struct LaunchConfig {
   std::size_t shared_bytes = 0;
   stream_t stream = nullptr;
   const char* name = "kernel";
+  bool helper = false;  // bookkeeping (a final pass), not the kernel a caller asked for
 };
 
 // Host-side launch through cudaLaunchKernel: arguments are converted to the kernel's parameter
@@ -89,18 +75,14 @@ void launch(void (*kernel)(Params...), const LaunchConfig& cfg, Args&&... args) 
   static_assert(sizeof...(Params) == sizeof...(Args), "wrong number of kernel arguments");
   auto launch_with = [&](Params... converted) {
     void* slots[] = {static_cast<void*>(&converted)..., nullptr};
-    cudaError_t err = cudaLaunchKernel(reinterpret_cast<const void*>(kernel), cfg.grid, cfg.block,
-                                       slots, cfg.shared_bytes, cfg.stream);
-    if (err != cudaSuccess)
-      throw CudaError(std::string("launch of ") + cfg.name + " failed: " + cudaGetErrorName(err) +
-                      " (" + cudaGetErrorString(err) + ")");
-    err = cudaGetLastError();
-    if (err != cudaSuccess)
-      throw CudaError(std::string("launch of ") + cfg.name + " failed: " + cudaGetErrorName(err) +
-                      " (" + cudaGetErrorString(err) + ")");
+    const std::string what = std::string("launch of ") + cfg.name;
+    check_cuda(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), cfg.grid, cfg.block, slots,
+                                cfg.shared_bytes, cfg.stream),
+               what.c_str());
+    check_cuda(cudaGetLastError(), what.c_str());
     if (const LaunchObserver& o = launch_observer(); o.fn)
       o.fn(LaunchRecord{reinterpret_cast<const void*>(kernel), {cfg.grid.x, cfg.grid.y, cfg.grid.z},
-                        {cfg.block.x, cfg.block.y, cfg.block.z}, cfg.shared_bytes, cfg.name},
+                        {cfg.block.x, cfg.block.y, cfg.block.z}, cfg.shared_bytes, cfg.name, cfg.helper},
            o.context);
   };
   launch_with(static_cast<Params>(std::forward<Args>(args))...);

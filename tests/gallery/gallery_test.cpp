@@ -411,8 +411,8 @@ TEST(Registry, EveryEntryIsBoundAndEveryBindingIsAnEntry) {
     EXPECT_EQ(rl::gallery::launcher(e, Backend::cuda), nullptr) << e.id;
 #endif
   }
-  for (const auto& b : rl::gallery::simt_bindings()) EXPECT_NE(rl::gallery::find(b.id), nullptr) << b.id;
-  for (const auto& b : rl::gallery::cuda_bindings()) EXPECT_NE(rl::gallery::find(b.id), nullptr) << b.id;
+  for (const auto& b : rl::gallery::simt_bindings()) EXPECT_NE(rl::gallery::find(b.entry.id), nullptr) << b.entry.id;
+  for (const auto& b : rl::gallery::cuda_bindings()) EXPECT_NE(rl::gallery::find(b.entry.id), nullptr) << b.entry.id;
   EXPECT_EQ(rl::gallery::registry().front().id, "warmup");
   EXPECT_EQ(rl::gallery::registry().back().id, "cub");
   EXPECT_TRUE(rl::gallery::find("cub")->constraints.is_reference);
@@ -435,6 +435,32 @@ TEST(Registry, InPlaceEntriesTakeTheAccumulatorType) {
   EXPECT_EQ(rl::gallery::input_bytes(*rl::gallery::find("bc-add"), Dtype::int32, Accumulate::wide), 4u);
   EXPECT_EQ(rl::gallery::accumulator_bytes(Dtype::float32, Accumulate::wide), 4u);
   EXPECT_EQ(rl::gallery::accumulator_bytes(Dtype::float64, Accumulate::wide), 8u);
+}
+
+TEST(Registry, FootprintComesFromTheEntry) {
+  // neighbored reduces in place: int32 summed wide sits in an int64 buffer, kept twice (pristine).
+  const auto f = rl::gallery::footprint(*rl::gallery::find("neighbored"), 1000, 256, Dtype::int32, Accumulate::wide);
+  EXPECT_TRUE(f.in_place);
+  EXPECT_EQ(f.input_element_bytes, 8u);
+  EXPECT_EQ(f.input_bytes, 8000u);
+  EXPECT_EQ(f.acc_bytes, 8u);
+  EXPECT_EQ(f.bytes_read, 8000u);
+  EXPECT_EQ(f.scratch_bytes, 256u);  // 4 partials of 8 bytes, one 256-byte aligned region
+  EXPECT_EQ(f.device_bytes(), 2 * 8000u + 256u + 8u);
+  // pmpp-segmented reads float input as is and combines with atomics: no scratch.
+  const auto g = rl::gallery::footprint(*rl::gallery::find("pmpp-segmented"), 1000, 256, Dtype::float32,
+                                        Accumulate::wide);
+  EXPECT_FALSE(g.in_place);
+  EXPECT_EQ(g.input_bytes, 4000u);
+  EXPECT_EQ(g.scratch_bytes, 0u);
+  EXPECT_EQ(g.device_bytes(), 4000u + 4u);
+}
+
+TEST(Registry, OneEntryIsTheSpeedupBaseline) {
+  std::vector<std::string> baselines;
+  for (const Entry& e : rl::gallery::registry())
+    if (e.speedup_baseline) baselines.emplace_back(e.id);
+  EXPECT_EQ(baselines, std::vector<std::string>{"neighbored"});
 }
 
 // ---- seed bugs, each pinned on the emulator ---------------------------------------------------------

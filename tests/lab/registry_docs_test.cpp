@@ -45,8 +45,27 @@ void expect_matches_registry(const std::string& file) {
 TEST(RegistryDocs, ReadmeTableMatchesRegistry) { expect_matches_registry("README.md"); }
 TEST(RegistryDocs, GalleryDocMatchesRegistry) { expect_matches_registry("docs/gallery.md"); }
 
+// The text between the markers is exactly `reducelab list --format markdown`: regenerate it with
+//   scripts/gallery-table
+std::string between_markers(const std::string& text) {
+  const std::string begin = "<!-- gallery:begin -->\n", end = "<!-- gallery:end -->";
+  const auto b = text.find(begin), e = text.find(end);
+  if (b == std::string::npos || e == std::string::npos || e < b) return {};
+  return text.substr(b + begin.size(), e - b - begin.size());
+}
+TEST(RegistryDocs, ReadmeTableIsGenerated) {
+  EXPECT_EQ(between_markers(slurp(std::string(RL_SOURCE_DIR) + "/README.md")), rl::lab::gallery_markdown())
+      << "README.md's gallery table differs from `reducelab list --format markdown`; run scripts/gallery-table";
+}
+TEST(RegistryDocs, GalleryDocTableIsGenerated) {
+  EXPECT_EQ(between_markers(slurp(std::string(RL_SOURCE_DIR) + "/docs/gallery.md")), rl::lab::gallery_markdown())
+      << "docs/gallery.md's gallery table differs from `reducelab list --format markdown`; run scripts/gallery-table";
+}
+
 TEST(RegistryDocs, ListJsonHasEveryEntry) {
-  const auto j = rl::lab::registry_json();
+  const auto j = rl::lab::registry_json(rl::lab::open_simt_device()->info());
+  EXPECT_EQ(j["command"], "list");
+  EXPECT_EQ(j["device"]["backend"], "simt");
   ASSERT_EQ(j["kernels"].size(), rl::gallery::registry().size());
   std::set<std::string> ids;
   for (const auto& k : j["kernels"]) ids.insert(k["id"].get<std::string>());

@@ -141,17 +141,26 @@ TEST(Report, JsonHasTheDocumentedFields) {
   auto device = lab::open_simt_device();
   auto p = small_plan({"neighbored", "interleaved"}, 1000);
   const auto j = lab::to_json(lab::run(p, *device));
-  for (const char* k : {"device", "backend", "emulated", "n", "block", "dtype", "op", "accumulate", "repeats", "seed",
-                        "l2_flushed", "all_ok", "rows", "read_ceiling_gb_per_s"})
+  for (const char* k : {"command", "device", "params", "reducelab_version", "l2_flushed", "all_verified", "rows",
+                        "read_ceiling_gb_per_s"})
     EXPECT_TRUE(j.contains(k)) << k;
-  EXPECT_EQ(j["backend"], "simt");
-  EXPECT_EQ(j["emulated"], true);
+  for (const char* k : {"backend", "kernels", "n", "block", "dtype", "op", "accumulate", "param", "repeats", "seed",
+                        "hot", "no_ceiling"})
+    EXPECT_TRUE(j["params"].contains(k)) << k;
+  EXPECT_EQ(j["command"], "run");
+  EXPECT_EQ(j["device"]["backend"], "simt");
+  EXPECT_EQ(j["device"]["emulated"], true);
+  EXPECT_EQ(j["params"]["n"], 1000);
+  EXPECT_EQ(j["params"]["kernels"], nlohmann::json({"neighbored", "interleaved"}));
   ASSERT_EQ(j["rows"].size(), 2u);
-  for (const char* k : {"id", "name", "family", "n", "block", "bytes_read", "ms_median", "ms_min", "ms_max", "gb_per_s",
-                        "pct_of_theoretical", "pct_of_read_ceiling", "step_speedup", "cumulative_speedup", "result",
-                        "expected", "status", "ok", "deterministic", "unsafe", "note"})
+  for (const char* k : {"kernel", "kernel_function", "family", "n", "block", "bytes", "us_median", "us_min", "us_max",
+                        "gb_per_s", "pct_of_theoretical", "pct_of_read_ceiling", "step_speedup", "cumulative_speedup",
+                        "result", "expected", "status", "verified", "deterministic", "unsafe", "note"})
     EXPECT_TRUE(j["rows"][0].contains(k)) << k;
+  EXPECT_EQ(j["rows"][0]["kernel"], "neighbored");
+  EXPECT_EQ(j["rows"][0]["kernel_function"], "reduceNeighbored");
   EXPECT_EQ(j["rows"][0]["status"], "ok");
+  EXPECT_EQ(j["rows"][0]["verified"], true);
   EXPECT_GT(j["rows"][1]["cumulative_speedup"].get<double>(), 0.0);
 }
 
