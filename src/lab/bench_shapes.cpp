@@ -18,6 +18,7 @@
 #include "lab/bench_shapes_calls.hpp"
 #include "lab/device.hpp"
 #include "lab/errors.hpp"
+#include "lab/measure.hpp"
 #include "nlohmann/json.hpp"
 #include "reducelab/segments.hpp"
 
@@ -191,23 +192,21 @@ struct ShapeRow {
 };
 
 void set_times(ShapeRow& r, std::vector<double> us, double ceiling) {
-  std::sort(us.begin(), us.end());
-  r.us_median = us[us.size() / 2];
-  if (us.size() % 2 == 0) r.us_median = 0.5 * (us[us.size() / 2 - 1] + us[us.size() / 2]);
-  r.us_min = us.front();
-  r.us_max = us.back();
+  const TimeStats t = time_stats(std::move(us));
+  r.us_median = t.median;
+  r.us_min = t.min;
+  r.us_max = t.max;
   r.gb_per_s = static_cast<double>(r.bytes) / (r.us_median * 1e3);
   if (ceiling > 0) r.pct_of_read_ceiling = 100.0 * r.gb_per_s / ceiling;
 }
 
+// The lab's loop in cold mode (each call behind an L2 flush); the warm-up loads the module and
+// allocates workspaces. The result is verified once, after the loop.
 std::vector<double> time_call(Device& device, const std::function<void()>& call, int repeats) {
-  call();  // warm-up: module load, workspace allocation
-  device.synchronize();
-  std::vector<double> us;
-  for (int i = 0; i < repeats; ++i) {
-    device.flush_l2();
-    us.push_back(1e3 * device.time_ms(call));
-  }
+  Measured m;
+  m.call = call;
+  std::vector<double> us = measure(&device, TimingMode::cold, repeats, 1, m);
+  for (double& t : us) t *= 1e3;
   return us;
 }
 

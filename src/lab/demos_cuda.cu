@@ -8,15 +8,10 @@
 
 #include "gallery/demos.cuh"
 #include "lab/demos.hpp"
+#include "lab/measure.hpp"
 
 namespace rl::lab {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 gallery::MathDemo math_of(const std::string& id) {
   if (id == "lane-parity") return gallery::MathDemo::lane_parity;
@@ -53,10 +48,7 @@ void time_demo_on_gpu(DemoRow& row, const DemoOptions& o, Device& gpu) {
     gpu.download(c.data(), dc.get(), bytes);
     row.gpu_ok = true;
     for (std::size_t i = 0; i < elems && row.gpu_ok; ++i) row.gpu_ok = c[i] == a[i] + b[i];
-    for (int r = 0; r < o.repeats; ++r) {
-      gpu.flush_l2();
-      times.push_back(gpu.time_ms(launch));
-    }
+    for (int r = 0; r < o.repeats; ++r) times.push_back(time_ms_per_call(gpu, TimingMode::cold, launch));
     row.gpu_size = nx;
   } else {
     const gallery::MathDemo which = math_of(row.id);
@@ -73,15 +65,13 @@ void time_demo_on_gpu(DemoRow& row, const DemoOptions& o, Device& gpu) {
       const bool first = which == gallery::MathDemo::warp_parity ? (i / 32) % 2 == 0 : i % 2 == 0;
       row.gpu_ok = c[i] == (first ? 100.0f : 200.0f);
     }
-    for (int r = 0; r < o.repeats; ++r) {
-      gpu.flush_l2();
-      times.push_back(gpu.time_ms(launch));
-    }
+    for (int r = 0; r < o.repeats; ++r) times.push_back(time_ms_per_call(gpu, TimingMode::cold, launch));
     row.gpu_size = n;
   }
-  row.ms_median = median(times);
-  row.ms_min = *std::min_element(times.begin(), times.end());
-  row.ms_max = *std::max_element(times.begin(), times.end());
+  const TimeStats t = time_stats(std::move(times));
+  row.ms_median = t.median;
+  row.ms_min = t.min;
+  row.ms_max = t.max;
 }
 
 }  // namespace rl::lab
