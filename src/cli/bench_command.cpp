@@ -115,4 +115,13 @@ int bench_command(const lab::bench::Args& args, std::ostream& out) {
   return status;
 }
 
+int shapes_command(const lab::bench::ShapeArgs& args, std::ostream& out) {
+  if (!args.json.empty()) render::check_writable(args.json, "--json");
+  const lab::bench::ShapesReport report = lab::bench::run_shapes(args);
+  if (args.format == "json") out << report.json.dump(2) << '\n';
+  else out << report.table;
+  if (!args.json.empty()) render::write_file(args.json, report.json.dump(2) + "\n", "--json");
+  return report.all_verified ? 0 : 1;
+}
+
 }  // namespace rl::cli

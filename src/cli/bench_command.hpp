@@ -3,6 +3,7 @@
 #include <iosfwd>
 
 #include "lab/bench.hpp"
+#include "lab/bench_shapes.hpp"
 
 namespace rl::cli {
 
@@ -14,5 +15,8 @@ void check_output_folders(const lab::bench::Args& args, const lab::bench::Plan& 
 // Returns the exit status (0 all verified, 1 a mismatch, an error or a failed plot); throws
 // UsageError for bad flags.
 int bench_command(const lab::bench::Args& args, std::ostream& out);
+
+// `bench --shape/--segments`: runs them (lab), prints the table or JSON, writes --json.
+int shapes_command(const lab::bench::ShapeArgs& args, std::ostream& out);
 
 }  // namespace rl::cli

@@ -359,7 +359,7 @@ int run_cli(int argc, char** argv) {
       throw lab::UsageError("bench --shape/--segments: --sizes, --impls, --modes, --batch, --plot and --out do not apply");
     sargs.dtypes = bargs.dtypes, sargs.ops = bargs.ops, sargs.repeats = bargs.repeats, sargs.seed = bargs.seed;
     sargs.format = bargs.format, sargs.json = bargs.json;
-    return lab::bench::shapes_command(sargs, std::cout);
+    return cli::shapes_command(sargs, std::cout);
   }
   if (*bench) {  // takes --backend cpu, which the other subcommands do not
     bargs.backend = backend;
