@@ -47,6 +47,16 @@ lab::Format parse_format(const std::string& s) {
 
 using lab::parse_size;
 
+// --dtype and --op as every subcommand but bench takes them (bench: lab/bench_plan.cpp).
+reducelab::Dtype parse_dtype_flag(const std::string& s) {
+  if (auto d = reducelab::parse_dtype(s)) return *d;
+  throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", s, reducelab::dtype_choices()));
+}
+reducelab::OpKind parse_op_flag(const std::string& s) {
+  if (auto o = reducelab::parse_op(s)) return *o;
+  throw UsageError(fmt::format("--op {}: unknown op; choose {}", s, reducelab::op_choices()));
+}
+
 // "W" or "WxH", each a positive size.
 analysis::Extent2 parse_extent(const std::string& flag, const std::string& s) {
   const auto x = s.find('x');
@@ -157,9 +167,7 @@ int report_command(lab::BackendChoice choice, const std::string& out_dir, const 
   if (!fs::is_directory(parent, ec)) throw UsageError(fmt::format("--out {}: no folder {}", out_dir, parent.string()));
   lab::Plan plan;
   plan.kernels = parse_kernels("--kernels", kernels, &plan.all_kernels);
-  const auto d = reducelab::parse_dtype(dtype);
-  if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", dtype, reducelab::dtype_choices()));
-  plan.dtype = *d;
+  plan.dtype = parse_dtype_flag(dtype);
   plan.block = block;
   plan.all_kernels = true;  // a kernel that cannot take the plan is a skipped row, not a failed page
   const std::size_t en = parse_size("--explain-n", explain_n);
@@ -407,12 +415,8 @@ int run_cli(int argc, char** argv) {
     if (all || plan.kernels.size() != 1) throw UsageError(fmt::format("explain {}: name one kernel", ekernel));
     plan.n = parse_size("--n", en_text);
     plan.block = eblock;
-    const auto d = reducelab::parse_dtype(edtype);
-    if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", edtype, reducelab::dtype_choices()));
-    plan.dtype = *d;
-    const auto o = reducelab::parse_op(eop);
-    if (!o) throw UsageError(fmt::format("--op {}: unknown op; choose {}", eop, reducelab::op_choices()));
-    plan.op = *o;
+    plan.dtype = parse_dtype_flag(edtype);
+    plan.op = parse_op_flag(eop);
     const auto fmt_choice = parse_format(eformat);
     std::unique_ptr<lab::Device> device;
     if (choice == lab::BackendChoice::cuda) {  // auto stays on simt: the counts are exact there
@@ -440,12 +444,8 @@ int run_cli(int argc, char** argv) {
     if (all || plan.kernels.size() != 1) throw UsageError(fmt::format("profile {}: name one kernel", pkernel));
     plan.n = parse_size("--n", pn_text);
     plan.block = pblock;
-    const auto d = reducelab::parse_dtype(pdtype);
-    if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", pdtype, reducelab::dtype_choices()));
-    plan.dtype = *d;
-    const auto o = reducelab::parse_op(pop);
-    if (!o) throw UsageError(fmt::format("--op {}: unknown op; choose {}", pop, reducelab::op_choices()));
-    plan.op = *o;
+    plan.dtype = parse_dtype_flag(pdtype);
+    plan.op = parse_op_flag(pop);
     if (paccumulate == "wide") plan.accumulate = gallery::Accumulate::wide;
     else if (paccumulate == "wrap") plan.accumulate = gallery::Accumulate::wrap;
     else throw UsageError(fmt::format("--accumulate {}: choose wide or wrap", paccumulate));
@@ -482,12 +482,8 @@ int run_cli(int argc, char** argv) {
   lab::Plan plan;
   const auto fmt_choice = parse_format(format);
   plan.kernels = parse_kernels("--kernels", kernels, &plan.all_kernels);
-  const auto d = reducelab::parse_dtype(dtype);
-  if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", dtype, reducelab::dtype_choices()));
-  plan.dtype = *d;
-  const auto o = reducelab::parse_op(op);
-  if (!o) throw UsageError(fmt::format("--op {}: unknown op; choose {}", op, reducelab::op_choices()));
-  plan.op = *o;
+  plan.dtype = parse_dtype_flag(dtype);
+  plan.op = parse_op_flag(op);
   if (accumulate == "wide") plan.accumulate = gallery::Accumulate::wide;
   else if (accumulate == "wrap") plan.accumulate = gallery::Accumulate::wrap;
   else throw UsageError(fmt::format("--accumulate {}: choose wide or wrap", accumulate));

@@ -24,7 +24,7 @@ std::vector<std::size_t> powers(int from, int to, int step) {
   return v;
 }
 
-TEST(BenchParse, DefaultsAreTheIssueTargets) {
+TEST(BenchParse, DefaultsAreTheTargetSweep) {
   const b::Plan p = b::parse({});
   EXPECT_EQ(p.sizes, powers(10, 30, 2));
   ASSERT_EQ(p.cases.size(), 11u);  // int32/float/double x sum/min/max, half and bf16 sums
