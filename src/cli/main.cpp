@@ -13,8 +13,10 @@
 #include "CLI/CLI.hpp"
 #include "fmt/format.h"
 #include "gallery/registry.hpp"
+#include "cli/bench_command.hpp"
 #include "lab/bench.hpp"
 #include "lab/bench_shapes.hpp"
+#include "lab/sizes.hpp"
 #include "lab/device.hpp"
 #include "lab/divergence_run.hpp"
 #include "lab/errors.hpp"
@@ -43,33 +45,16 @@ lab::Format parse_format(const std::string& s) {
   throw UsageError(fmt::format("--format {}: unknown format; choose table, csv or json", s));
 }
 
-// Sizes as users write them: 16777216, 2^24, 1<<24, 16M (binary suffixes k/M/G).
-std::size_t parse_size(const std::string& flag, const std::string& s) {
-  auto bad = [&] { return UsageError(fmt::format("{} {}: not a size; write e.g. 1000003, 2^24, 1<<24 or 16M", flag, s)); };
-  try {
-    std::size_t pos = 0;
-    if (auto caret = s.find('^'); caret != std::string::npos) {
-      const unsigned long long base = std::stoull(s.substr(0, caret)), exp = std::stoull(s.substr(caret + 1), &pos);
-      if (base != 2 || exp > 62 || pos != s.size() - caret - 1) throw bad();
-      return std::size_t(1) << exp;
-    }
-    if (auto shift = s.find("<<"); shift != std::string::npos) {
-      const unsigned long long base = std::stoull(s.substr(0, shift)), exp = std::stoull(s.substr(shift + 2), &pos);
-      if (exp > 62 || pos != s.size() - shift - 2) throw bad();
-      return static_cast<std::size_t>(base) << exp;
-    }
-    if (!s.empty() && s[0] == '-') throw bad();
-    const unsigned long long v = std::stoull(s, &pos);
-    if (pos == s.size()) return v;
-    const std::string suffix = s.substr(pos);
-    if (suffix == "k" || suffix == "K") return v << 10;
-    if (suffix == "M") return v << 20;
-    if (suffix == "G") return v << 30;
-  } catch (const UsageError&) {
-    throw;
-  } catch (const std::exception&) {
-  }
-  throw bad();
+using lab::parse_size;
+
+// --dtype and --op as every subcommand but bench takes them (bench: lab/bench_plan.cpp).
+reducelab::Dtype parse_dtype_flag(const std::string& s) {
+  if (auto d = reducelab::parse_dtype(s)) return *d;
+  throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", s, reducelab::dtype_choices()));
+}
+reducelab::OpKind parse_op_flag(const std::string& s) {
+  if (auto o = reducelab::parse_op(s)) return *o;
+  throw UsageError(fmt::format("--op {}: unknown op; choose {}", s, reducelab::op_choices()));
 }
 
 // "W" or "WxH", each a positive size.
@@ -182,9 +167,7 @@ int report_command(lab::BackendChoice choice, const std::string& out_dir, const 
   if (!fs::is_directory(parent, ec)) throw UsageError(fmt::format("--out {}: no folder {}", out_dir, parent.string()));
   lab::Plan plan;
   plan.kernels = parse_kernels("--kernels", kernels, &plan.all_kernels);
-  const auto d = reducelab::parse_dtype(dtype);
-  if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", dtype, reducelab::dtype_choices()));
-  plan.dtype = *d;
+  plan.dtype = parse_dtype_flag(dtype);
   plan.block = block;
   plan.all_kernels = true;  // a kernel that cannot take the plan is a skipped row, not a failed page
   const std::size_t en = parse_size("--explain-n", explain_n);
@@ -346,8 +329,11 @@ int run_cli(int argc, char** argv) {
   bench->add_option("--repeat,--repeats", bargs.repeats, "timed repeats per row (default 20 on a GPU, 10 on the CPU)");
   std::string bseed_text = "1";
   bench->add_option("--seed", bseed_text, "input seed")->capture_default_str();
-  bench->add_flag("--hot", bargs.hot, "leave L2 warm between repeats (default: flush it)");
-  bench->add_flag("--both", bargs.both, "report L2-flushed and L2-warm rows");
+  bench->add_option("--modes", bargs.modes,
+                    "timing modes, any of cold (each call behind an L2 flush: GPU time), batch (back-to-back calls, "
+                    "L2 warm: a loop's time per call), sync (event, call, event, host waits: latency) "
+                    "(default: all three; the CPU backend has only its steady clock)");
+  bench->add_option("--batch", bargs.batch, "calls per timed repeat in batch mode (default: by size, 4..200)");
   bench->add_option("--format", bargs.format, "table, csv or json")->capture_default_str();
   bench->add_option("--out", bargs.out, "write the output to FILE instead of stdout");
   bench->add_option("--json", bargs.json, "also write the JSON to FILE");
@@ -381,16 +367,17 @@ int run_cli(int argc, char** argv) {
 
   reject_empty_values(app);
   if (*bench && lab::bench::wants_shapes(sargs)) {
-    if (!bargs.sizes.empty() || !bargs.impls.empty() || bargs.hot || bargs.both || !bargs.plot.empty() || !bargs.out.empty())
-      throw lab::UsageError("bench --shape/--segments: --sizes, --impls, --hot, --both, --plot and --out do not apply");
+    if (!bargs.sizes.empty() || !bargs.impls.empty() || !bargs.modes.empty() || !bargs.batch.empty() ||
+        !bargs.plot.empty() || !bargs.out.empty())
+      throw lab::UsageError("bench --shape/--segments: --sizes, --impls, --modes, --batch, --plot and --out do not apply");
     sargs.dtypes = bargs.dtypes, sargs.ops = bargs.ops, sargs.repeats = bargs.repeats, sargs.seed = bargs.seed;
     sargs.format = bargs.format, sargs.json = bargs.json;
-    return lab::bench::shapes_command(sargs, std::cout);
+    return cli::shapes_command(sargs, std::cout);
   }
   if (*bench) {  // takes --backend cpu, which the other subcommands do not
     bargs.backend = backend;
     bargs.seed = parse_seed("--seed", bseed_text);
-    return lab::bench::command(bargs, std::cout);
+    return cli::bench_command(bargs, std::cout);
   }
   if (*reduce) {  // takes --backend cpu, like bench
     rargs.backend = backend == "auto" ? "cpu" : backend;
@@ -439,12 +426,8 @@ int run_cli(int argc, char** argv) {
     if (all || plan.kernels.size() != 1) throw UsageError(fmt::format("explain {}: name one kernel", ekernel));
     plan.n = parse_size("--n", en_text);
     plan.block = eblock;
-    const auto d = reducelab::parse_dtype(edtype);
-    if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", edtype, reducelab::dtype_choices()));
-    plan.dtype = *d;
-    const auto o = reducelab::parse_op(eop);
-    if (!o) throw UsageError(fmt::format("--op {}: unknown op; choose {}", eop, reducelab::op_choices()));
-    plan.op = *o;
+    plan.dtype = parse_dtype_flag(edtype);
+    plan.op = parse_op_flag(eop);
     const auto fmt_choice = parse_format(eformat);
     std::unique_ptr<lab::Device> device;
     if (choice == lab::BackendChoice::cuda) {  // auto stays on simt: the counts are exact there
@@ -472,12 +455,8 @@ int run_cli(int argc, char** argv) {
     if (all || plan.kernels.size() != 1) throw UsageError(fmt::format("profile {}: name one kernel", pkernel));
     plan.n = parse_size("--n", pn_text);
     plan.block = pblock;
-    const auto d = reducelab::parse_dtype(pdtype);
-    if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", pdtype, reducelab::dtype_choices()));
-    plan.dtype = *d;
-    const auto o = reducelab::parse_op(pop);
-    if (!o) throw UsageError(fmt::format("--op {}: unknown op; choose {}", pop, reducelab::op_choices()));
-    plan.op = *o;
+    plan.dtype = parse_dtype_flag(pdtype);
+    plan.op = parse_op_flag(pop);
     if (paccumulate == "wide") plan.accumulate = gallery::Accumulate::wide;
     else if (paccumulate == "wrap") plan.accumulate = gallery::Accumulate::wrap;
     else throw UsageError(fmt::format("--accumulate {}: choose wide or wrap", paccumulate));
@@ -515,12 +494,8 @@ int run_cli(int argc, char** argv) {
   lab::Plan plan;
   const auto fmt_choice = parse_format(format);
   plan.kernels = parse_kernels("--kernels", kernels, &plan.all_kernels);
-  const auto d = reducelab::parse_dtype(dtype);
-  if (!d) throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", dtype, reducelab::dtype_choices()));
-  plan.dtype = *d;
-  const auto o = reducelab::parse_op(op);
-  if (!o) throw UsageError(fmt::format("--op {}: unknown op; choose {}", op, reducelab::op_choices()));
-  plan.op = *o;
+  plan.dtype = parse_dtype_flag(dtype);
+  plan.op = parse_op_flag(op);
   if (accumulate == "wide") plan.accumulate = gallery::Accumulate::wide;
   else if (accumulate == "wrap") plan.accumulate = gallery::Accumulate::wrap;
   else throw UsageError(fmt::format("--accumulate {}: choose wide or wrap", accumulate));

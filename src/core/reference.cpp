@@ -28,39 +28,24 @@ long long adjacent_pair_reduce(std::span<const long long> data) {
   return level[0];
 }
 
-ExactSum exact_sum(std::span<const int> x) {
+namespace {
+
+template <class T>
+ExactSum exact_sum_of(std::span<const T> x) {
+  Exact<T> e;
+  e.add(x);
   ExactSum r;
-  for (int v : x) {
-    r.integer += v;
-    r.abs_sum += std::fabs(static_cast<long double>(v));
-  }
-  r.real = static_cast<long double>(r.integer);
+  r.integer = e.integer;
+  r.real = e.value();
+  r.abs_sum = e.abs_sum;
   return r;
 }
 
-namespace {
-template <class T>
-ExactSum neumaier(std::span<const T> x) {
-  long double sum = 0, compensation = 0, abs_sum = 0;
-  for (T v : x) {
-    const long double y = v;
-    const long double t = sum + y;
-    if (std::fabs(sum) >= std::fabs(y))
-      compensation += (sum - t) + y;
-    else
-      compensation += (y - t) + sum;
-    sum = t;
-    abs_sum += std::fabs(y);
-  }
-  ExactSum r;
-  r.real = sum + compensation;
-  r.abs_sum = abs_sum;
-  return r;
-}
 }  // namespace
 
-ExactSum exact_sum(std::span<const float> x) { return neumaier(x); }
-ExactSum exact_sum(std::span<const double> x) { return neumaier(x); }
+ExactSum exact_sum(std::span<const int> x) { return exact_sum_of(x); }
+ExactSum exact_sum(std::span<const float> x) { return exact_sum_of(x); }
+ExactSum exact_sum(std::span<const double> x) { return exact_sum_of(x); }
 
 std::size_t tree_depth(std::size_t n) {
   return n <= 1 ? 0 : static_cast<std::size_t>(std::bit_width(n - 1));

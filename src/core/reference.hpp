@@ -1,12 +1,15 @@
 #pragma once
 // CPU references. The seeds' two host reductions, fixed for every length, and the exact
 // reference that every kernel of the lab is verified against.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "reducelab/ops.hpp"
+#include "reducelab/types.hpp"
 
 namespace rl::core {
 
@@ -29,6 +32,58 @@ struct ExactSum {
   long double real = 0;       // for floating-point input
   long double abs_sum = 0;    // sum of |x|, for error bounds
 };
+
+// The exact reduction of any of the library's twelve element types, built up from pieces
+// (threads may each take a range and merge): integers summed in 128 bits, floating point (half
+// and bfloat16 through float) in Neumaier's compensated long double sum, plus sum |x| for the
+// rounding bound, and the minimum and maximum (NaN-free input assumed).
+template <class T>
+struct Exact {
+  std::size_t n = 0;
+  __int128 integer = 0;
+  long double sum = 0, compensation = 0, abs_sum = 0;
+  T min{}, max{};
+
+  static long double real(T x) {
+    if constexpr (reducelab::is_half_like<T>) return reducelab::to_float(x);
+    else return static_cast<long double>(x);
+  }
+  static void neumaier(long double& s, long double& c, long double x) {
+    const long double t = s + x;
+    c += std::fabs(s) >= std::fabs(x) ? (s - t) + x : (x - t) + s;
+    s = t;
+  }
+  void add(std::span<const T> x) {
+    for (const T v : x) {
+      if (n == 0 || real(v) < real(min)) min = v;
+      if (n == 0 || real(v) > real(max)) max = v;
+      ++n;
+      if constexpr (std::is_integral_v<T>) {
+        integer += v;
+        abs_sum += std::fabs(static_cast<long double>(v));
+      } else {
+        neumaier(sum, compensation, real(v));
+        abs_sum += std::fabs(real(v));
+      }
+    }
+  }
+  void merge(const Exact& o) {
+    if (o.n == 0) return;
+    if (n == 0 || real(o.min) < real(min)) min = o.min;
+    if (n == 0 || real(o.max) > real(max)) max = o.max;
+    integer += o.integer;
+    neumaier(sum, compensation, o.sum);
+    compensation += o.compensation;
+    abs_sum += o.abs_sum;
+    n += o.n;
+  }
+  // The exact sum as a long double (integers: exact up to 2^64).
+  long double value() const {
+    if constexpr (std::is_integral_v<T>) return static_cast<long double>(integer);
+    else return sum + compensation;
+  }
+};
+
 ExactSum exact_sum(std::span<const int> x);
 ExactSum exact_sum(std::span<const float> x);
 ExactSum exact_sum(std::span<const double> x);

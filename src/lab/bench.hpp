@@ -1,18 +1,25 @@
 #pragma once
 // `reducelab bench`: reducelab::reduce, its nondeterministic variant, CUB and thrust, timed in
-// one process the same way (CUDA events, a warm-up, the median and spread of R repeats, L2
-// flushed by a read before each repeat unless asked otherwise) over a sweep of sizes, element
-// types and ops, beside two floors measured in the same run: the read ceiling and an empty
-// launch. Every result is verified. docs/json.md documents the JSON; docs/performance.md reads it.
+// one process the same way (the lab's measurement loop, lab/measure.hpp: a verified warm-up,
+// then the median and spread of R repeats) in up to three timing modes (cold, batch, sync) over a
+// sweep of sizes, element types and ops, beside floors measured in the same run: the read
+// ceiling, and an empty launch timed in each mode. Every result is verified. docs/json.md
+// documents the JSON; docs/performance.md reads it.
+//
+// Pieces: bench_plan.cpp (flags -> Plan), bench_measure.cpp (Plan -> Report: inputs, exact
+// references, verdicts, the sweeps, derived columns), bench_report.cpp (Report -> table, CSV,
+// JSON). Writing files and plotting belong to the CLI (src/cli/bench_command.cpp).
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "lab/bench_calls.hpp"
 #include "lab/device.hpp"
+#include "lab/measure.hpp"
 #include "lab/report.hpp"
 #include "nlohmann/json.hpp"
 
@@ -22,10 +29,10 @@ enum class Impl { reducelab, reducelab_nondet, cub, thrust };
 inline constexpr Impl kAllImpls[] = {Impl::reducelab, Impl::reducelab_nondet, Impl::cub, Impl::thrust};
 std::string_view name(Impl i);
 
-// flushed: L2 emptied (a read of twice its size) before every repeat; warm: left as the
-// previous repeat left it (an input under the L2's size is then read from L2).
-enum class L2 { flushed, warm };
-std::string_view name(L2 m);
+// The timing modes of lab/measure.hpp. On the CPU backend there is one mode of its own, a
+// steady clock around each call (a Row's `cpu`), named "wall".
+using Mode = TimingMode;
+inline constexpr std::string_view kWallMode = "wall";
 
 struct Case {
   Elem elem = Elem::int32;
@@ -46,8 +53,9 @@ struct Args {
   std::string out;      // the formatted output goes here instead of stdout
   std::string json;     // the JSON also goes here
   std::string backend = "auto";  // auto, cuda, cpu
+  std::string modes;    // cold, batch, sync (default: all three on a GPU)
+  std::string batch;    // calls per timed repeat in batch mode (default: by size, 4..200)
   std::uint64_t seed = 1;
-  bool hot = false, both = false;
 };
 
 struct Plan {
@@ -56,10 +64,13 @@ struct Plan {
   std::vector<Case> cases;         // in the order they are reported
   std::vector<Impl> impls;
   bool impls_named = false;        // --impls was given: an implementation with no rows at all is a shortfall
-  std::vector<L2> l2;              // flushed, warm or both
+  std::vector<Mode> modes;         // in report order; empty with cpu (its one mode is "wall")
+  int batch = 0;                   // calls per batch repeat; 0: batch_calls(bytes) per row
   int repeats = 0;                 // 0 until resolved: 20 on a GPU, 10 on the CPU
+  std::string sizes_text, step_text;  // the flags as typed, for the JSON's params
   std::uint64_t seed = 1;
   Format format = Format::table;
+  std::string format_text = "table", backend_text = "auto", plot_text;
   std::vector<std::string> plot_files;  // what --plot makes: FILE.png and/or FILE.svg
   std::string out, json;
 };
@@ -71,19 +82,26 @@ struct Plan {
 // Throws UsageError naming the bad value.
 Plan parse(const Args& args);
 
+// Calls per timed repeat in batch mode when --batch is not given: enough back-to-back calls that
+// the two events' cost is small beside them, few where one call is long: 2^28 bytes' worth,
+// clamped to 4..200.
+int batch_calls(std::size_t bytes);
+
 struct Row {
   Impl impl = Impl::reducelab;
   Case c;
   std::size_t n = 0, bytes = 0;  // bytes: what must be read, n x the element's size
-  L2 l2 = L2::flushed;
-  bool cpu = false;               // timed with a steady clock around reducelab::cpu::reduce
+  Mode mode = Mode::cold;
+  bool cpu = false;               // timed with a steady clock around reducelab::cpu::reduce ("wall")
+  int calls = 1;                  // calls per timed repeat (batch mode), 1 otherwise
   int repeats = 0;
   double us_median = 0, us_min = 0, us_max = 0, us_p25 = 0, us_p75 = 0;
   double gb_per_s = 0;            // bytes / median
   double pct_of_read_ceiling = 0; // gb_per_s / read ceiling
-  double limit_us = 0;            // empty launch + bytes / read ceiling
+  double empty_launch_us = 0;     // the floor of this row's mode, measured in this run
+  double limit_us = 0;            // empty_launch_us + bytes / read ceiling
   double pct_of_limit = 0;        // limit_us / us_median
-  double ratio_to_cub = 0;        // CUB's median / this median, same case, n and L2 mode
+  double ratio_to_cub = 0;        // CUB's median / this median, same case, n and mode
   std::string result, expected;   // the value returned and the reference, printed exactly
   std::string check;              // how result was judged against expected
   std::string status;             // ok | MISMATCH | error
@@ -97,7 +115,7 @@ struct Report {
   nlohmann::json device;          // lab's device fields (+ cuda_versions), or the CPU's
   std::string versions;           // "CUDA runtime 13.0, driver 13.0"
   double read_ceiling_gbs = 0;
-  double empty_launch_us = 0;
+  std::map<Mode, double> empty_launch_us;  // each mode's floor: an empty launch timed in that mode
   Plan plan;
   std::vector<Row> rows;
   std::vector<std::string> notes; // what did not run, and why
@@ -116,23 +134,28 @@ std::string cost_estimate(const Plan& plan, std::size_t host_free);
 // One line: how many rows verified, and the shortfall if there is one.
 std::string summary(const Report& r);
 
-// The fastest a reduction of `bytes` can be: one launch, then every byte at the read ceiling.
-// 0 when either floor is unknown.
+// The fastest a reduction of `bytes` can be in a mode: that mode's empty launch, then every byte
+// at the read ceiling. 0 when either floor is unknown.
 double limit_us(std::size_t bytes, double empty_launch_us, double read_ceiling_gbs);
-// Fills the derived columns of every row (GB/s, % of ceiling, limit, % of limit, ratio to CUB)
-// from the medians and the report's floors.
+// limit_us as a percentage of the measured time (at or below 100 up to the run's noise); 0 when
+// either is unknown.
+double pct_of_limit(double limit_us, double us_median);
+// Fills the derived columns of every row (GB/s, % of ceiling, its mode's floor, limit, % of
+// limit, ratio to CUB in the same mode) from the medians and the report's floors.
 void derive(Report& report);
 
 // Runs the plan: on the GPU (device is cuda) or, with plan.cpu, on this CPU.
 Report run_gpu(const Plan& plan, Device& device);
 Report run_cpu(const Plan& plan);
 
+// Parses nothing: picks the backend the plan names and runs it (bench needs a GPU unless the
+// plan is for the CPU: a runtime_error says why there is none).
+Report run(const Plan& plan);
+
+// The host's available memory (/proc/meminfo), for what a sweep can hold.
+std::size_t host_available_bytes();
+
 nlohmann::json to_json(const Report& report);
 void print(const Report& report, Format format, std::ostream& out);
-
-// The whole subcommand: parse, pick the backend, run, print, write --json/--out, make --plot.
-// Returns the exit status (0 all verified, 1 a mismatch, an error or a failed plot); throws
-// UsageError for bad flags.
-int command(const Args& args, std::ostream& out);
 
 }  // namespace rl::lab::bench

@@ -123,14 +123,13 @@ std::unique_ptr<Call> make_cub_call(Elem e, OpKind op, const void* input, std::s
 // caller of thrust::reduce pays. CUDA builds only (bench_thrust.cu).
 std::unique_ptr<Call> make_thrust_call(Elem e, OpKind op, const void* input, std::size_t n, void* host_result,
                                        void* stream);
-// Median CUDA-event time of an empty kernel launch on the device's stream, in microseconds.
-double empty_launch_us(Device& device, int repeats);
+// Enqueues an empty kernel <<<1, 1>>> on `stream`: what each timing mode's floor times.
+void launch_empty_kernel(void* stream);
 // "CUDA runtime 13.0, driver 13.0".
 std::string cuda_versions();
 
-// reducelab::reduce with default Options (deterministic) or Options{.deterministic = false}.
-// Only when this binary links the library (library_built()); bench_reducelab.cpp.
-bool library_built();
+// reducelab::reduce with default Options (deterministic) or Options{.deterministic = false};
+// bench_reducelab.cpp.
 std::unique_ptr<Call> make_reducelab_call(Elem e, OpKind op, const void* input, std::size_t n, void* result,
                                           void* stream, bool deterministic);
 // reducelab::cpu::reduce into host memory (result_bytes(e, op) bytes); threads 0 = all cores.

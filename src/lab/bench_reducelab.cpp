@@ -1,18 +1,11 @@
 // The reducelab rows of `reducelab bench`: reducelab::reduce on the GPU (default Options, and
 // Options{.deterministic = false} for the order-costs-nothing comparison) and
-// reducelab::cpu::reduce for --backend cpu. Compiled against the library when the build has
-// its target (reducelab_reduce, src/core); without it the bench runs CUB, thrust and the ceilings
-// and says that the library rows are missing.
+// reducelab::cpu::reduce for --backend cpu.
 
 #include "lab/bench_calls.hpp"
-
-#if RL_BENCH_WITH_LIBRARY
 #include "reducelab/reduce.hpp"
-#endif
 
 namespace rl::lab::bench {
-
-#if RL_BENCH_WITH_LIBRARY
 
 namespace {
 
@@ -41,8 +34,6 @@ class ReducelabCall final : public Call {
 
 }  // namespace
 
-bool library_built() { return true; }
-
 std::unique_ptr<Call> make_reducelab_call(Elem e, OpKind op, const void* input, std::size_t n, void* result,
                                           void* stream, bool deterministic) {
   return with_elem(e, [&]<class T>() {
@@ -62,17 +53,5 @@ void cpu_reduce(Elem e, OpKind op, const void* input, std::size_t n, void* resul
   });
 }
 
-#else
-
-bool library_built() { return false; }
-
-std::unique_ptr<Call> make_reducelab_call(Elem, OpKind, const void*, std::size_t, void*, void*, bool) {
-  throw std::logic_error("this reducelab was built without the library (no reducelab_reduce target)");
-}
-void cpu_reduce(Elem, OpKind, const void*, std::size_t, void*, unsigned) {
-  throw std::logic_error("this reducelab was built without the library (no reducelab_reduce target)");
-}
-
-#endif
 
 }  // namespace rl::lab::bench

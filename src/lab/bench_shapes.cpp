@@ -18,6 +18,9 @@
 #include "lab/bench_shapes_calls.hpp"
 #include "lab/device.hpp"
 #include "lab/errors.hpp"
+#include "lab/measure.hpp"
+#include "lab/report.hpp"
+#include "reducelab/version.hpp"
 #include "nlohmann/json.hpp"
 #include "reducelab/segments.hpp"
 
@@ -191,23 +194,21 @@ struct ShapeRow {
 };
 
 void set_times(ShapeRow& r, std::vector<double> us, double ceiling) {
-  std::sort(us.begin(), us.end());
-  r.us_median = us[us.size() / 2];
-  if (us.size() % 2 == 0) r.us_median = 0.5 * (us[us.size() / 2 - 1] + us[us.size() / 2]);
-  r.us_min = us.front();
-  r.us_max = us.back();
+  const TimeStats t = time_stats(std::move(us));
+  r.us_median = t.median;
+  r.us_min = t.min;
+  r.us_max = t.max;
   r.gb_per_s = static_cast<double>(r.bytes) / (r.us_median * 1e3);
   if (ceiling > 0) r.pct_of_read_ceiling = 100.0 * r.gb_per_s / ceiling;
 }
 
+// The lab's loop in cold mode (each call behind an L2 flush); the warm-up loads the module and
+// allocates workspaces. The result is verified once, after the loop.
 std::vector<double> time_call(Device& device, const std::function<void()>& call, int repeats) {
-  call();  // warm-up: module load, workspace allocation
-  device.synchronize();
-  std::vector<double> us;
-  for (int i = 0; i < repeats; ++i) {
-    device.flush_l2();
-    us.push_back(1e3 * device.time_ms(call));
-  }
+  Measured m;
+  m.call = call;
+  std::vector<double> us = lab::measure(&device, TimingMode::cold, repeats, 1, m);
+  for (double& t : us) t *= 1e3;
   return us;
 }
 
@@ -300,7 +301,7 @@ void measure(Device& device, const Layout& l, int axis, Elem elem, OpKind opk, c
 
 bool wants_shapes(const ShapeArgs& a) { return !a.shape.empty() || !a.segments.empty(); }
 
-int shapes_command(const ShapeArgs& a, std::ostream& out) {
+ShapesReport run_shapes(const ShapeArgs& a) {
   const Layout layout = parse_layout(a);
   const auto elems = parse_elems(a.dtypes);
   const auto ops = parse_ops(a.ops);
@@ -339,39 +340,41 @@ int shapes_command(const ShapeArgs& a, std::ostream& out) {
   }
 
   nlohmann::json j;
-  j["device"] = device->info().name;
-  j["backend"] = "cuda";
-  j["read_ceiling_gbs"] = ceiling;
+  j["command"] = "bench";
+  j["reducelab_version"] = reducelab::version_string;
+  j["device"] = to_json(device->info());
+  j["device"]["backend"] = "cuda";
+  j["params"] = {{"shape", a.shape}, {"axis", a.axis},       {"segments", a.segments}, {"n", layout.n},
+                 {"dtypes", a.dtypes}, {"ops", a.ops},     {"repeats", repeats},     {"seed", a.seed},
+                 {"format", a.format}, {"json", a.json},   {"mode", "cold"}};
+  j["read_ceiling_gb_per_s"] = ceiling;
   j["layout"] = layout.text;
   j["repeats"] = repeats;
-  j["l2"] = "flushed";
+  j["mode"] = "cold";
   j["rows"] = nlohmann::json::array();
-  bool all_ok = true;
+  ShapesReport report;
+  report.all_verified = true;
   for (const auto& r : rows) {
-    all_ok = all_ok && r.status == "ok";
+    report.all_verified = report.all_verified && r.status == "ok";
     j["rows"].push_back({{"impl", r.impl}, {"dtype", r.dtype}, {"op", r.op}, {"layout", r.layout}, {"axis", r.axis},
-                         {"pieces", r.pieces}, {"bytes", r.bytes}, {"us_median", r.us_median}, {"us_min", r.us_min},
-                         {"us_max", r.us_max}, {"gb_per_s", r.gb_per_s}, {"pct_of_read_ceiling", r.pct_of_read_ceiling},
-                         {"ratio_to_cub", r.ratio_to_cub}, {"status", r.status}, {"mismatches", r.mismatches}});
+                         {"pieces", r.pieces}, {"bytes", r.bytes}, {"median_us", r.us_median}, {"min_us", r.us_min},
+                         {"max_us", r.us_max}, {"gb_per_s", r.gb_per_s}, {"pct_of_read_ceiling", r.pct_of_read_ceiling},
+                         {"ratio_to_cub", r.ratio_to_cub}, {"status", r.status}, {"verified", r.status == "ok"},
+                         {"mismatches", r.mismatches}});
   }
-  if (a.format == "json") {
-    out << j.dump(2) << "\n";
-  } else {
-    out << fmt::format("{}: {} (read ceiling {:.0f} GB/s), median of {} repeats, L2 flushed\n", device->info().name,
-                       layout.text, ceiling, repeats);
-    out << fmt::format("{:<14} {:<7} {:<4} {:>4} {:>10} {:>11} {:>8} {:>7} {:>7}  {}\n", "impl", "dtype", "op", "axis",
-                       "pieces", "us", "GB/s", "%ceil", "xCUB", "status");
-    for (const auto& r : rows)
-      out << fmt::format("{:<14} {:<7} {:<4} {:>4} {:>10} {:>11.1f} {:>8.0f} {:>7.1f} {:>7}  {}\n", r.impl, r.dtype, r.op,
-                         r.axis < 0 ? std::string("-") : std::to_string(r.axis), r.pieces, r.us_median, r.gb_per_s,
-                         r.pct_of_read_ceiling, r.ratio_to_cub > 0 ? fmt::format("{:.2f}", r.ratio_to_cub) : "-",
-                         r.status == "ok" ? r.status : fmt::format("{} ({} pieces)", r.status, r.mismatches));
-  }
-  if (!a.json.empty()) {
-    std::ofstream f(a.json);
-    if (!f || !(f << j.dump(2) << "\n")) throw std::runtime_error("bench: cannot write " + a.json);
-  }
-  return all_ok ? 0 : 1;
+  std::string t = fmt::format("{}: {} (read ceiling {:.0f} GB/s), median of {} repeats, cold (each call behind an L2 "
+                              "flush)\n",
+                              device->info().name, layout.text, ceiling, repeats);
+  t += fmt::format("{:<14} {:<7} {:<4} {:>4} {:>10} {:>11} {:>8} {:>7} {:>7}  {}\n", "impl", "dtype", "op", "axis",
+                   "pieces", "us", "GB/s", "%ceil", "xCUB", "status");
+  for (const auto& r : rows)
+    t += fmt::format("{:<14} {:<7} {:<4} {:>4} {:>10} {:>11.1f} {:>8.0f} {:>7.1f} {:>7}  {}\n", r.impl, r.dtype, r.op,
+                     r.axis < 0 ? std::string("-") : std::to_string(r.axis), r.pieces, r.us_median, r.gb_per_s,
+                     r.pct_of_read_ceiling, r.ratio_to_cub > 0 ? fmt::format("{:.2f}", r.ratio_to_cub) : "-",
+                     r.status == "ok" ? r.status : fmt::format("{} ({} pieces)", r.status, r.mismatches));
+  report.json = std::move(j);
+  report.table = std::move(t);
+  return report;
 }
 
 }  // namespace rl::lab::bench

@@ -5,8 +5,9 @@
 // before each), every output element verified against the CPU backend (reducelab: the same
 // bits; CUB: within the rounding of a float sum, exactly otherwise).
 #include <cstdint>
-#include <iosfwd>
 #include <string>
+
+#include "nlohmann/json.hpp"
 
 namespace rl::lab::bench {
 
@@ -24,8 +25,14 @@ struct ShapeArgs {
 };
 
 bool wants_shapes(const ShapeArgs& a);
-// Parses, runs on the GPU, prints; returns 0 when every row verified. Throws UsageError for a bad
-// flag (naming it) and std::runtime_error when there is no GPU.
-int shapes_command(const ShapeArgs& args, std::ostream& out);
+
+struct ShapesReport {
+  nlohmann::json json;  // docs/json.md
+  std::string table;    // the table as printed
+  bool all_verified = false;
+};
+// Parses and runs on the GPU. Throws UsageError for a bad flag (naming it) and
+// std::runtime_error when there is no GPU. Printing and --json belong to the CLI.
+ShapesReport run_shapes(const ShapeArgs& args);
 
 }  // namespace rl::lab::bench

@@ -5,17 +5,9 @@
 
 #include "gallery/demos.cuh"
 #include "lab/demos.hpp"
+#include "lab/measure.hpp"
 
 namespace rl::lab {
-namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-}  // namespace
 
 void time_demo_on_gpu(DemoRow& row, const DemoOptions& o, Device& gpu) {
   const auto stream = static_cast<cudaStream_t>(gpu.stream());
@@ -42,10 +34,7 @@ void time_demo_on_gpu(DemoRow& row, const DemoOptions& o, Device& gpu) {
     gpu.download(c.data(), dc.get(), bytes);
     row.gpu_ok = true;
     for (std::size_t i = 0; i < elems && row.gpu_ok; ++i) row.gpu_ok = c[i] == a[i] + b[i];
-    for (int r = 0; r < o.repeats; ++r) {
-      gpu.flush_l2();
-      times.push_back(gpu.time_ms(launch));
-    }
+    for (int r = 0; r < o.repeats; ++r) times.push_back(time_ms_per_call(gpu, TimingMode::cold, launch));
     row.gpu_size = nx;
   } else {
     const gallery::MathDemo which = *row.math;
@@ -59,15 +48,13 @@ void time_demo_on_gpu(DemoRow& row, const DemoOptions& o, Device& gpu) {
     gpu.download(c.data(), dc.get(), bytes);
     row.gpu_ok = true;
     for (std::size_t i = 0; i < n && row.gpu_ok; ++i) row.gpu_ok = c[i] == gallery::math_value(i, which);
-    for (int r = 0; r < o.repeats; ++r) {
-      gpu.flush_l2();
-      times.push_back(gpu.time_ms(launch));
-    }
+    for (int r = 0; r < o.repeats; ++r) times.push_back(time_ms_per_call(gpu, TimingMode::cold, launch));
     row.gpu_size = n;
   }
-  row.ms_median = median(times);
-  row.ms_min = *std::min_element(times.begin(), times.end());
-  row.ms_max = *std::max_element(times.begin(), times.end());
+  const TimeStats t = time_stats(std::move(times));
+  row.ms_median = t.median;
+  row.ms_min = t.min;
+  row.ms_max = t.max;
 }
 
 }  // namespace rl::lab

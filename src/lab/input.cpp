@@ -5,7 +5,6 @@
 #include <thread>
 
 namespace rl::lab {
-namespace {
 
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -14,19 +13,12 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+namespace {
+
 template <class T>
 void fill(T* out, std::size_t begin, std::size_t end, std::uint64_t seed) {
   const std::uint64_t base = splitmix64(seed);
   for (std::size_t i = begin; i < end; ++i) out[i] = static_cast<T>(splitmix64(base + i) & 0xFF);
-}
-
-template <class F>
-void parallel_for(std::size_t n, F&& f) {
-  const std::size_t workers = n < (1u << 22) ? 1 : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (std::size_t w = 0; w < workers; ++w)
-    pool.emplace_back([&, w] { f(n * w / workers, n * (w + 1) / workers); });
-  for (auto& t : pool) t.join();
 }
 
 }  // namespace
@@ -37,7 +29,7 @@ HostArray make_input(Dtype dtype, std::size_t n, std::uint64_t seed) {
   a.n = n;
   a.element_bytes = reducelab::size_of(dtype);
   a.bytes.resize(n * a.element_bytes);
-  parallel_for(n, [&](std::size_t b, std::size_t e) {
+  parallel_for(0, n, [&](std::size_t b, std::size_t e) {
     switch (dtype) {
       case Dtype::int32: fill(reinterpret_cast<int*>(a.bytes.data()), b, e, seed); break;
       case Dtype::float32: fill(reinterpret_cast<float*>(a.bytes.data()), b, e, seed); break;
@@ -52,7 +44,7 @@ std::vector<unsigned char> to_accumulator(const HostArray& in, Accumulate acc) {
   std::vector<unsigned char> out(in.n * sizeof(long long));
   auto* dst = reinterpret_cast<long long*>(out.data());
   const int* src = in.as<int>();
-  parallel_for(in.n, [&](std::size_t b, std::size_t e) { std::copy(src + b, src + e, dst + b); });
+  parallel_for(0, in.n, [&](std::size_t b, std::size_t e) { std::copy(src + b, src + e, dst + b); });
   return out;
 }
 

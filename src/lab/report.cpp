@@ -84,9 +84,11 @@ std::string device_line(const DeviceInfo& d, double read_ceiling_gbs) {
                        d.name, d.chosen_because, d.warp_size);
   return fmt::format(
       "device: {} (sm_{}{}) | backend cuda ({}) | {} SMs | warp {} | L2 {:.0f} MiB | theoretical {:.0f} GB/s "
-      "(memory clock {} MHz x {}-bit bus x 2) | measured read ceiling {:.0f} GB/s",
+      "(memory clock {} MHz x {}-bit bus x 2) | {}",
       d.name, d.cc_major, d.cc_minor, d.chosen_because, d.sm_count, d.warp_size, d.l2_bytes / 1048576.0,
-      d.theoretical_gbs, d.memory_clock_khz / 1000, d.bus_width_bits, read_ceiling_gbs);
+      d.theoretical_gbs, d.memory_clock_khz / 1000, d.bus_width_bits,
+      read_ceiling_gbs > 0 ? fmt::format("measured read ceiling {:.0f} GB/s", read_ceiling_gbs)
+                           : std::string("read ceiling not measured (--no-ceiling)"));
 }
 
 nlohmann::json to_json(const DeviceInfo& d) {

@@ -1,5 +1,7 @@
 #include "lab/run.hpp"
 
+#include "lab/measure.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -106,12 +108,6 @@ void validate(const Plan& plan, Device& device) {
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 
 // Little's law for the row, from its first launch's occupancy (the kernel that reads the input).
 void predict(Row& row, const gallery::Entry& e, const Plan& plan, const std::vector<LaunchRecord>& launches,
@@ -157,20 +153,21 @@ Row run_one(const gallery::Entry& e, const Plan& plan, Device& device, const Hos
     std::vector<unsigned char> got(acc_bytes), first(acc_bytes);
     bool all_ok = true;
     std::string first_bad;
-    std::vector<double> times;
     const int repeats = plan.timed ? plan.repeats : 0;
-    for (int rep = -1; rep < repeats; ++rep) {  // rep -1 is the warm-up, verified not timed
-      if (rep >= 0) kernel.restore_input();
+    // The lab's loop: warm-up (verified, not timed), then the repeats, each verified. Flushed:
+    // every call queued behind an L2 flush (cold); --hot: the call alone between two events.
+    Measured m;
+    m.prepare = [&] {
+      kernel.restore_input();                         // untimed: in-place kernels destroy their input
       device.fill(kernel.result(), 0xFF, acc_bytes);  // poison: an unwritten result cannot pass
-      if (plan.flush_l2) device.flush_l2();
-      if (rep < 0) {
-        LaunchLog log;
-        launch(args);
-        device.synchronize();
-        if (latency) predict(row, e, plan, log.records(), info, *latency, ceiling);
-      } else {
-        times.push_back(device.time_ms([&] { launch(args); }));
-      }
+    };
+    m.call = [&] { launch(args); };
+    m.around_warmup = [&](const std::function<void()>& warmup) {
+      LaunchLog log;
+      warmup();
+      if (latency) predict(row, e, plan, log.records(), info, *latency, ceiling);
+    };
+    m.verify = [&](int rep) {
       device.download(got.data(), kernel.result(), acc_bytes);
       const Verdict v = check(expected, got.data(), plan.dtype, plan.accumulate);
       if (rep < 0) {
@@ -183,13 +180,12 @@ Row run_one(const gallery::Entry& e, const Plan& plan, Device& device, const Hos
         all_ok = false;
         first_bad = v.text;
       }
-    }
+    };
+    const TimeStats t = time_stats(measure(&device, plan.flush_l2 ? TimingMode::cold : TimingMode::batch, repeats, 1, m));
     row.repeats = repeats;
-    if (!times.empty()) {
-      row.ms_median = median(times);
-      row.ms_min = *std::min_element(times.begin(), times.end());
-      row.ms_max = *std::max_element(times.begin(), times.end());
-    }
+    row.ms_median = t.median;
+    row.ms_min = t.min;
+    row.ms_max = t.max;
     if (info.backend == Backend::cuda && row.ms_median > 0) {
       row.gb_per_s = row.bytes_read / (row.ms_median * 1e-3) / 1e9;
       if (info.theoretical_gbs > 0) row.pct_of_theoretical = 100.0 * row.gb_per_s / info.theoretical_gbs;

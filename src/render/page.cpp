@@ -199,17 +199,27 @@ std::string progression_svg(const lab::RunReport& run) {
   return svg.str(gpu ? "the progression: GB/s per kernel" : "the progression: emulated speedup per kernel");
 }
 
+namespace {
+// ", cold mode" for a timing mode; ", L2 flushed" for the l2 field of earlier files.
+std::string r_mode_label(const std::string& mode) {
+  return mode == "flushed" || mode == "warm" ? ", L2 " + mode : ", " + mode + " mode";
+}
+}  // namespace
+
 std::string bench_svg(const nlohmann::json& bench) {
   if (!bench.is_object() || !bench.contains("rows") || !bench["rows"].is_array() || bench["rows"].empty())
     throw std::invalid_argument("not a reducelab bench JSON (no \"rows\" array)");
   const auto& first = bench["rows"][0];
   for (const char* key : {"impl", "n", "gb_per_s", "dtype", "op"})
     if (!first.contains(key)) throw std::invalid_argument(fmt::format("not a reducelab bench JSON (rows lack \"{}\")", key));
-  const std::string dtype = first["dtype"], op = first["op"], l2 = first.value("l2", std::string());
+  // The first row's case and timing mode ("mode"; files of earlier versions carry "l2").
+  auto mode_of = [](const nlohmann::json& r) { return r.value("mode", r.value("l2", std::string())); };
+  const std::string dtype = first["dtype"], op = first["op"], mode = mode_of(first);
+  const double ceiling = bench.value("read_ceiling_gb_per_s", bench.value("read_ceiling_gbs", 0.0));
   std::map<std::string, std::vector<std::pair<double, double>>> lines;
-  double top = bench.value("read_ceiling_gbs", 0.0), lo = 1e300, hi = 0;
+  double top = ceiling, lo = 1e300, hi = 0;
   for (const auto& r : bench["rows"]) {
-    if (r.value("dtype", "") != dtype || r.value("op", "") != op || r.value("l2", std::string()) != l2) continue;
+    if (r.value("dtype", "") != dtype || r.value("op", "") != op || mode_of(r) != mode) continue;
     if (!r["n"].is_number() || !r["gb_per_s"].is_number()) continue;
     const double n = r["n"].get<double>(), g = r["gb_per_s"].get<double>();
     if (n <= 0) continue;
@@ -224,7 +234,8 @@ std::string bench_svg(const nlohmann::json& bench) {
   auto X = [&](double lg) { return x0 + w * (lg - lo) / (hi - lo); };
   auto Y = [&](double g) { return y0 + h - h * g / top; };
   svg.text(10, 20,
-           fmt::format("GB/s against n: {} {}{} on {}", dtype, op, l2.empty() ? "" : ", L2 " + l2,
+           fmt::format("GB/s against n: {} {}{} on {}", dtype, op,
+                       mode.empty() ? "" : r_mode_label(mode),
                        bench.contains("device") && bench["device"].contains("name") ? bench["device"]["name"].get<std::string>() : "the bench's device"),
            13, "start", R"(font-weight="bold")");
   for (int k = 0; k <= 4; ++k) {
@@ -236,8 +247,8 @@ std::string bench_svg(const nlohmann::json& bench) {
     svg.text(X(lg), y0 + h + 16, fmt::format("2^{}", lg), 10, "middle");
   svg.line(x0, y0, x0, y0 + h, "#455a64");
   svg.line(x0, y0 + h, x0 + w, y0 + h, "#455a64");
-  if (bench.value("read_ceiling_gbs", 0.0) > 0) {
-    const double c = bench["read_ceiling_gbs"].get<double>();
+  if (ceiling > 0) {
+    const double c = ceiling;
     svg.line(x0, Y(c), x0 + w, Y(c), "#2e7d32", 1.2, R"(stroke-dasharray="5,4")");
     svg.text(x0 + w - 4, Y(c) - 4, fmt::format("read ceiling {:.0f}", c), 10, "end");
   }

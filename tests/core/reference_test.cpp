@@ -96,4 +96,41 @@ TEST(FloatTolerance, GrowsWithDepthAndMagnitude) {
   const double t = rl::core::float_tolerance(1 << 24, 1e9L, 0x1p-24);
   EXPECT_NEAR(t, (2 * 24 + 64 + 4096) * 0x1p-24 * 1e9, 1e-6);
 }
+
+// The one exact reference covers every element type the library reduces, and pieces merged give
+// what one pass gives (bench extends it across threads).
+TEST(Exact, EveryTypeSumsExactlyAndMergesLikeOnePass) {
+  std::vector<std::int8_t> bytes{127, 127, 127, -128, 5};
+  rl::core::Exact<std::int8_t> b;
+  b.add(bytes);
+  EXPECT_EQ(static_cast<long long>(b.integer), 258);  // no wrap in 8 bits
+  EXPECT_EQ(b.min, -128);
+  EXPECT_EQ(b.max, 127);
+  std::vector<std::uint64_t> big{~0ull, ~0ull};
+  rl::core::Exact<std::uint64_t> u;
+  u.add(big);
+  EXPECT_TRUE(u.integer == static_cast<__int128>(~0ull) * 2);  // beyond 64 bits
+  // 1 + 2^-60 - 1: a plain double sum loses the 2^-60; the compensated one keeps it.
+  std::vector<double> d{1.0, 0x1p-60, -1.0};
+  rl::core::Exact<double> whole, a, c;
+  whole.add(d);
+  EXPECT_EQ(static_cast<double>(whole.value()), 0x1p-60);
+  a.add(std::span<const double>(d).first(1));
+  c.add(std::span<const double>(d).subspan(1));
+  a.merge(c);
+  EXPECT_EQ(static_cast<double>(a.value()), 0x1p-60);
+  EXPECT_EQ(a.n, 3u);
+  EXPECT_EQ(a.min, -1.0);
+  // half and bfloat16 through float: 1.5 + (-0.25)
+  std::vector<reducelab::half> h{reducelab::half{0x3e00}, reducelab::half{0xb400}};
+  rl::core::Exact<reducelab::half> hs;
+  hs.add(h);
+  EXPECT_EQ(static_cast<double>(hs.value()), 1.25);
+  EXPECT_EQ(hs.max.bits, 0x3e00);
+  EXPECT_EQ(static_cast<double>(hs.abs_sum), 1.75);
+  // exact_sum is this same reference.
+  std::vector<float> f{1e8f, 1.0f, -1e8f};
+  EXPECT_EQ(static_cast<double>(exact_sum(std::span<const float>(f)).real), 1.0);
+}
+
 }  // namespace

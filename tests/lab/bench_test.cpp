@@ -24,7 +24,7 @@ std::vector<std::size_t> powers(int from, int to, int step) {
   return v;
 }
 
-TEST(BenchParse, DefaultsAreTheIssueTargets) {
+TEST(BenchParse, DefaultsAreTheTargetSweep) {
   const b::Plan p = b::parse({});
   EXPECT_EQ(p.sizes, powers(10, 30, 2));
   ASSERT_EQ(p.cases.size(), 11u);  // int32/float/double x sum/min/max, half and bf16 sums
@@ -33,13 +33,15 @@ TEST(BenchParse, DefaultsAreTheIssueTargets) {
   EXPECT_EQ(p.cases[9], (b::Case{b::Elem::half, OpKind::sum}));
   EXPECT_EQ(p.cases[10], (b::Case{b::Elem::bf16, OpKind::sum}));
   EXPECT_EQ(p.impls.size(), 4u);
-  EXPECT_EQ(p.l2, std::vector<b::L2>{b::L2::flushed});
+  EXPECT_EQ(p.modes, (std::vector<b::Mode>{b::Mode::cold, b::Mode::batch, b::Mode::sync}));
+  EXPECT_EQ(p.batch, 0);  // by size
   EXPECT_FALSE(p.cpu);
   EXPECT_TRUE(p.plot_files.empty());
 
   b::Args cpu;
   cpu.backend = "cpu";
   EXPECT_EQ(b::parse(cpu).sizes, powers(10, 24, 2));
+  EXPECT_TRUE(b::parse(cpu).modes.empty());  // the CPU backend's one mode is its steady clock
 }
 
 TEST(BenchParse, RangesListsStepsAndModes) {
@@ -55,11 +57,16 @@ TEST(BenchParse, RangesListsStepsAndModes) {
   EXPECT_EQ(b::parse(a).sizes, (std::vector<std::size_t>{1024, 4096}));
   a.sizes = "16M,1000,1<<20,1000";  // a list: sorted, duplicates dropped
   EXPECT_EQ(b::parse(a).sizes, (std::vector<std::size_t>{1000, 1 << 20, 1 << 24}));
-  a.both = true;
-  EXPECT_EQ(b::parse(a).l2, (std::vector<b::L2>{b::L2::flushed, b::L2::warm}));
-  a.both = false;
-  a.hot = true;
-  EXPECT_EQ(b::parse(a).l2, std::vector<b::L2>{b::L2::warm});
+  a.modes = "batch,cold,batch";  // in the order given, each once
+  EXPECT_EQ(b::parse(a).modes, (std::vector<b::Mode>{b::Mode::batch, b::Mode::cold}));
+  a.modes = "sync";
+  EXPECT_EQ(b::parse(a).modes, std::vector<b::Mode>{b::Mode::sync});
+  a.modes = "batch";
+  a.batch = "50";
+  EXPECT_EQ(b::parse(a).batch, 50);
+  a.sizes = "2^62";  // the one size parser: exponents to 62
+  a.modes = a.batch = "";
+  EXPECT_EQ(b::parse(a).sizes, std::vector<std::size_t>{std::size_t(1) << 62});
 }
 
 TEST(BenchParse, DtypesAndOpsGiveTheirCrossProduct) {
@@ -101,7 +108,12 @@ TEST(BenchParse, BadFlagsNameTheValue) {
       {[](b::Args& a) { a.backend = std::string("simt"); }, "--backend simt: bench times real hardware"},
       {[](b::Args& a) { a.backend = std::string("tpu"); }, "--backend tpu: unknown backend"},
       {[](b::Args& a) { a.backend = std::string("cpu"), a.impls = std::string("cub"); }, "only reducelab runs with --backend cpu"},
-      {[](b::Args& a) { a.hot = a.both = true; }, "--hot --both"},
+      {[](b::Args& a) { a.modes = std::string("warm"); }, "--modes warm: unknown timing mode; choose cold, batch, sync"},
+      {[](b::Args& a) { a.backend = std::string("cpu"), a.modes = std::string("cold"); }, "--modes cold: the CPU backend has one timing mode"},
+      {[](b::Args& a) { a.batch = std::string("0"); }, "--batch 0: give 1..100000 calls"},
+      {[](b::Args& a) { a.modes = std::string("cold"), a.batch = std::string("8"); }, "--batch 8: applies to the batch mode"},
+      {[](b::Args& a) { a.sizes = std::string("2^63"); }, "--sizes 2^63: not a size"},
+      {[](b::Args& a) { a.sizes = std::string("2^10..2^63"); }, "--sizes 2^10..2^63: not a size"},
       {[](b::Args& a) { a.out = "r.txt", a.json = "./r.txt"; }, "--out r.txt --json ./r.txt: the same file twice"},
       {[](b::Args& a) { a.out = "r.json", a.plot = "r.png"; }, "--out r.json --plot r.png: the plot writes that file"},
   };
@@ -167,13 +179,26 @@ TEST(BenchLimit, OneLaunchPlusTheBytesAtTheCeiling) {
   EXPECT_EQ(b::limit_us(1 << 20, 4.4, 0), 0);
 }
 
-b::Row row(b::Impl impl, b::L2 l2, double us) {
+// %limit on canned numbers: each mode's floor plus the bytes at the ceiling, over the time.
+TEST(BenchLimit, PercentOfLimitUsesTheRowsOwnModeFloor) {
+  // 4 MiB at 4000 GB/s take 1.048576 us; cold floor 2.5 us -> limit 3.548576 us; at 7.097152 us: 50%.
+  EXPECT_DOUBLE_EQ(b::pct_of_limit(b::limit_us(4 << 20, 2.5, 4000), 7.097152), 50.0);
+  EXPECT_DOUBLE_EQ(b::pct_of_limit(10, 10), 100.0);
+  EXPECT_EQ(b::pct_of_limit(0, 10), 0);  // no limit known
+  EXPECT_EQ(b::pct_of_limit(10, 0), 0);  // no time
+  EXPECT_EQ(b::batch_calls(0), 200);
+  EXPECT_EQ(b::batch_calls(std::size_t(1) << 20), 200);
+  EXPECT_EQ(b::batch_calls(std::size_t(1) << 24), 16);
+  EXPECT_EQ(b::batch_calls(std::size_t(1) << 32), 4);
+}
+
+b::Row row(b::Impl impl, b::Mode mode, double us) {
   b::Row r;
   r.impl = impl;
   r.c = {b::Elem::int32, OpKind::sum};
   r.n = 1 << 20;
   r.bytes = 4 << 20;
-  r.l2 = l2;
+  r.mode = mode;
   r.us_median = r.us_min = r.us_max = r.us_p25 = r.us_p75 = us;
   r.repeats = 3;
   r.status = "ok";
@@ -187,10 +212,11 @@ b::Report synthetic() {
   r.device_name = "Test GPU";
   r.device = {{"name", "Test GPU"}, {"sm_count", 132}};
   r.read_ceiling_gbs = 4000;
-  r.empty_launch_us = 4;
+  r.empty_launch_us = {{b::Mode::cold, 4}, {b::Mode::batch, 2}, {b::Mode::sync, 6}};
   r.plan = b::parse({});
-  r.rows = {row(b::Impl::cub, b::L2::flushed, 10), row(b::Impl::reducelab, b::L2::flushed, 8),
-            row(b::Impl::reducelab, b::L2::warm, 5)};
+  r.rows = {row(b::Impl::cub, b::Mode::cold, 10), row(b::Impl::reducelab, b::Mode::cold, 8),
+            row(b::Impl::reducelab, b::Mode::batch, 5), row(b::Impl::cub, b::Mode::sync, 12),
+            row(b::Impl::reducelab, b::Mode::sync, 9)};
   b::derive(r);
   return r;
 }
@@ -199,33 +225,50 @@ TEST(BenchDerive, ColumnsComeFromTheMediansAndTheFloors) {
   const auto r = synthetic();
   const auto& cub = r.rows[0];
   const auto& mine = r.rows[1];
-  const auto& warm = r.rows[2];
+  const auto& warm = r.rows[2];  // batch: no CUB row in that mode
+  const auto& sync = r.rows[4];
   EXPECT_DOUBLE_EQ(mine.gb_per_s, 4194304.0 / 8e3);  // bytes / median
   EXPECT_DOUBLE_EQ(mine.pct_of_read_ceiling, 100 * mine.gb_per_s / 4000);
   EXPECT_DOUBLE_EQ(mine.limit_us, 4 + 4194304.0 / 4e6);
   EXPECT_DOUBLE_EQ(mine.pct_of_limit, 100 * mine.limit_us / 8);
   EXPECT_DOUBLE_EQ(mine.ratio_to_cub, 10.0 / 8);
   EXPECT_DOUBLE_EQ(cub.ratio_to_cub, 1.0);
-  EXPECT_EQ(warm.ratio_to_cub, 0);  // no warm CUB row to compare with
+  EXPECT_EQ(warm.ratio_to_cub, 0);  // no batch CUB row to compare with
+  // Each row's limit uses its own mode's floor, measured in that mode.
+  EXPECT_DOUBLE_EQ(mine.empty_launch_us, 4);
+  EXPECT_DOUBLE_EQ(warm.empty_launch_us, 2);
+  EXPECT_DOUBLE_EQ(warm.limit_us, 2 + 4194304.0 / 4e6);
+  EXPECT_DOUBLE_EQ(warm.pct_of_limit, 100 * (2 + 4194304.0 / 4e6) / 5);
+  EXPECT_DOUBLE_EQ(sync.limit_us, 6 + 4194304.0 / 4e6);
+  EXPECT_DOUBLE_EQ(sync.ratio_to_cub, 12.0 / 9);  // against CUB's sync row, not its cold one
   EXPECT_TRUE(r.all_verified());
 }
 
 TEST(BenchJson, FieldsAreStable) {
   const auto j = b::to_json(synthetic());
-  for (const char* key : {"command", "device", "backend", "read_ceiling_gbs", "empty_launch_us", "repeats", "seed",
-                          "sizes", "cases", "impls", "l2_modes", "notes", "all_verified", "rows"})
+  for (const char* key : {"command", "reducelab_version", "device", "params", "read_ceiling_gb_per_s", "modes",
+                          "sizes", "cases", "impls", "notes", "skipped", "summary", "all_verified", "rows"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["command"], "bench");
-  EXPECT_EQ(j["read_ceiling_gbs"], 4000.0);
+  EXPECT_EQ(j["device"]["name"], "Test GPU");
+  EXPECT_EQ(j["device"]["backend"], "cuda");
+  for (const char* key : {"backend", "sizes", "dtypes", "ops", "impls", "modes", "batch", "repeats", "seed"})
+    EXPECT_TRUE(j["params"].contains(key)) << key;
+  EXPECT_EQ(j["params"]["modes"], (nlohmann::json{"cold", "batch", "sync"}));
+  EXPECT_EQ(j["read_ceiling_gb_per_s"], 4000.0);
+  ASSERT_EQ(j["modes"].size(), 3u);
+  EXPECT_EQ(j["modes"][1]["mode"], "batch");
+  EXPECT_EQ(j["modes"][1]["empty_launch_us"], 2.0);
   EXPECT_EQ(j["cases"].size(), 11u);
-  ASSERT_EQ(j["rows"].size(), 3u);
-  for (const char* key : {"impl", "dtype", "op", "n", "bytes", "l2", "repeats", "us_median", "us_min", "us_max",
-                          "us_p25", "us_p75", "gb_per_s", "pct_of_read_ceiling", "limit_us", "pct_of_limit",
-                          "ratio_to_cub", "result", "expected", "check", "status", "verified", "note"})
+  ASSERT_EQ(j["rows"].size(), 5u);
+  for (const char* key : {"impl", "dtype", "op", "n", "bytes", "mode", "calls", "repeats", "median_us", "min_us",
+                          "max_us", "p25_us", "p75_us", "gb_per_s", "pct_of_read_ceiling", "empty_launch_us",
+                          "limit_us", "pct_of_limit", "ratio_to_cub", "result", "expected", "check", "status",
+                          "verified", "note"})
     EXPECT_TRUE(j["rows"][1].contains(key)) << key;
   EXPECT_EQ(j["rows"][1]["impl"], "reducelab");
   EXPECT_EQ(j["rows"][1]["dtype"], "int32");
-  EXPECT_EQ(j["rows"][2]["l2"], "warm");
+  EXPECT_EQ(j["rows"][2]["mode"], "batch");
   EXPECT_DOUBLE_EQ(j["rows"][1]["ratio_to_cub"].get<double>(), 1.25);
 }
 
@@ -233,16 +276,16 @@ TEST(BenchTable, NamesTheDeviceAndEveryColumn) {
   std::ostringstream out;
   b::print(synthetic(), Format::table, out);
   const std::string s = out.str();
-  for (const char* text : {"Test GPU", "132 SMs", "read ceiling 4000 GB/s", "empty launch 4.00 us", "int32 sum (into int64)",
-                           "%limit", "vs CUB", "1.25x", "flushed", "warm", "all 3 rows verified"})
+  for (const char* text : {"Test GPU", "132 SMs", "read ceiling 4000 GB/s", "cold   empty launch 4.00 us",
+                           "batch  empty launch 2.00 us", "sync   empty launch 6.00 us", "int32 sum (into int64)",
+                           "%limit", "vs CUB", "1.25x", "1.33x", " cold ", " batch/", " sync ", "all 5 rows verified"})
     EXPECT_NE(s.find(text), std::string::npos) << text << " missing from:\n" << s;
   std::ostringstream csv;
   b::print(synthetic(), Format::csv, csv);
-  EXPECT_EQ(csv.str().rfind("impl,dtype,op,n,bytes,l2,", 0), 0u) << csv.str();
+  EXPECT_EQ(csv.str().rfind("impl,dtype,op,n,bytes,mode,calls,", 0), 0u) << csv.str();
 }
 
 TEST(BenchCpu, EveryTargetCaseVerifiesOnTheCpuBackend) {
-  if (!b::library_built()) GTEST_SKIP() << "this build has no reducelab_reduce library target";
   b::Args a;
   a.backend = "cpu";
   a.sizes = "1,33,1000003";
@@ -261,12 +304,12 @@ TEST(BenchCpu, EveryTargetCaseVerifiesOnTheCpuBackend) {
   ASSERT_FALSE(r.notes.empty());
   EXPECT_NE(r.notes.front().find("run only on a GPU"), std::string::npos) << r.notes.front();
   const auto j = b::to_json(r);
-  EXPECT_EQ(j["backend"], "cpu");
-  EXPECT_EQ(j["rows"][0]["l2"], "n/a");
+  EXPECT_EQ(j["device"]["backend"], "cpu");
+  EXPECT_EQ(j["rows"][0]["mode"], "wall");
+  EXPECT_EQ(j["modes"][0]["mode"], "wall");
 }
 
 TEST(BenchCpu, EveryElementTypeAndOpVerifies) {
-  if (!b::library_built()) GTEST_SKIP() << "this build has no reducelab_reduce library target";
   b::Args a;
   a.backend = "cpu";
   a.sizes = "1000,4097";
@@ -280,59 +323,33 @@ TEST(BenchCpu, EveryElementTypeAndOpVerifies) {
                             << " vs " << x.expected << " (" << x.check << ") " << x.note;
 }
 
-TEST(BenchCommand, WritesOutAndJsonFiles) {
-  if (!b::library_built()) GTEST_SKIP() << "this build has no reducelab_reduce library target";
-  const auto dir = std::filesystem::temp_directory_path() / ("bench_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  b::Args a;
-  a.backend = "cpu";
-  a.sizes = "4096";
-  a.repeats = "2";
-  a.dtypes = "float";
-  a.ops = "sum";
-  a.format = "csv";
-  a.out = (dir / "bench.csv").string();
-  a.json = (dir / "bench.json").string();
-  std::ostringstream stdout_text;
-  EXPECT_EQ(b::command(a, stdout_text), 0);
-  EXPECT_TRUE(stdout_text.str().empty());  // --out took it
-  std::ifstream csv(a.out), json(a.json);
-  std::string first;
-  std::getline(csv, first);
-  EXPECT_EQ(first.rfind("impl,dtype,op,n,", 0), 0u) << first;
-  const auto j = nlohmann::json::parse(json);
-  EXPECT_EQ(j["rows"].size(), 1u);
-  EXPECT_EQ(j["all_verified"], true);
-  std::filesystem::remove_all(dir);
-}
-
 TEST(BenchGpu, SmallSweepVerifiesEveryImplementation) {
   std::string why;
   if (!cuda_usable(&why)) GTEST_SKIP() << why;
   b::Args a;
   a.sizes = "1000,65539";
   a.repeats = "2";
-  a.both = true;
   auto device = open_cuda_device();
-  const auto r = b::run_gpu(b::parse(a), *device);
+  const auto r = b::run_gpu(b::parse(a), *device);  // all three modes
   EXPECT_GT(r.read_ceiling_gbs, 0);
-  EXPECT_GT(r.empty_launch_us, 0);
+  for (b::Mode m : rl::lab::kAllTimingModes) EXPECT_GT(r.empty_launch_us.at(m), 0) << rl::lab::name(m);
   std::map<b::Impl, int> count;
   for (const auto& x : r.rows) {
     ++count[x.impl];
     EXPECT_TRUE(x.verified) << b::name(x.impl) << " " << b::name(x.c.elem) << " " << reducelab::name(x.c.op) << " "
-                            << x.n << " " << b::name(x.l2) << ": " << x.status << " " << x.result << " vs "
+                            << x.n << " " << rl::lab::name(x.mode) << ": " << x.status << " " << x.result << " vs "
                             << x.expected << " (" << x.check << ") " << x.note;
-    EXPECT_GT(x.limit_us, r.empty_launch_us);
+    EXPECT_GT(x.limit_us, r.empty_launch_us.at(x.mode));
+    if (x.mode == b::Mode::batch) {
+      EXPECT_EQ(x.calls, b::batch_calls(x.bytes));
+    }
     if (x.impl == b::Impl::cub) EXPECT_DOUBLE_EQ(x.ratio_to_cub, 1.0);
     else EXPECT_GT(x.ratio_to_cub, 0);
   }
-  EXPECT_EQ(count[b::Impl::cub], 11 * 2 * 2);  // every target case has CUB and thrust rows
-  EXPECT_EQ(count[b::Impl::thrust], 11 * 2 * 2);
-  if (b::library_built()) {
-    EXPECT_EQ(count[b::Impl::reducelab], 11 * 2 * 2);
-    EXPECT_EQ(count[b::Impl::reducelab_nondet], 4 * 2 * 2);  // float, double, half, bf16 sums
-  }
+  EXPECT_EQ(count[b::Impl::cub], 11 * 2 * 3);  // every target case has CUB and thrust rows, in 3 modes
+  EXPECT_EQ(count[b::Impl::thrust], 11 * 2 * 3);
+  EXPECT_EQ(count[b::Impl::reducelab], 11 * 2 * 3);
+  EXPECT_EQ(count[b::Impl::reducelab_nondet], 4 * 2 * 3);  // float, double, half, bf16 sums
 }
 
 }  // namespace

@@ -60,6 +60,25 @@ grep -q 'Test GPU' "$tmp/p.svg" || fail "the SVG does not name the device"
 [[ -s $tmp/bench.png && -s $tmp/bench.svg ]] || fail "without -o: bench.png and bench.svg not written beside the JSON"
 echo "ok: PNG and SVG written"
 
+# The current JSON: rows in three timing modes, each mode with its own floor.
+cat >"$tmp/modes.json" <<'JSON'
+{"command": "bench", "device": {"name": "Mode GPU", "backend": "cuda"}, "read_ceiling_gb_per_s": 4000.0,
+ "modes": [{"mode": "cold", "empty_launch_us": 2.5}, {"mode": "batch", "empty_launch_us": 1.5},
+           {"mode": "sync", "empty_launch_us": 6.0}],
+ "impls": ["reducelab", "cub"], "cases": [{"dtype": "int32", "op": "sum"}],
+ "rows": [
+  {"impl": "reducelab", "dtype": "int32", "op": "sum", "n": 1024, "bytes": 4096, "mode": "cold", "median_us": 5.0, "gb_per_s": 0.8},
+  {"impl": "reducelab", "dtype": "int32", "op": "sum", "n": 1048576, "bytes": 4194304, "mode": "cold", "median_us": 8.0, "gb_per_s": 524.3},
+  {"impl": "cub", "dtype": "int32", "op": "sum", "n": 1048576, "bytes": 4194304, "mode": "batch", "median_us": 9.0, "gb_per_s": 466.0},
+  {"impl": "cub", "dtype": "int32", "op": "sum", "n": 1048576, "bytes": 4194304, "mode": "sync", "median_us": 12.0, "gb_per_s": 349.5}
+ ]}
+JSON
+"$script" "$tmp/modes.json" -o "$tmp/m.svg" || fail "plot-bench on the modes JSON exited $?"
+for text in "Mode GPU" "reducelab (cold)" "cub (batch)" "cub (sync)" "limit (sync)"; do
+  grep -qF "$text" "$tmp/m.svg" || fail "the modes plot does not show '$text'"
+done
+echo "ok: every timing mode and its limit drawn"
+
 if ((have_rl_library)); then
   "$rl" bench --backend cpu --sizes 1000,4096 --dtypes float --ops sum --repeat 1 --plot "$tmp/cli" >/dev/null \
     || fail "reducelab bench --plot exited $?"

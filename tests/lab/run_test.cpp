@@ -179,4 +179,19 @@ TEST(Device, AutoSaysWhatItChose) {
   EXPECT_NE(d->info().chosen_because.find("auto"), std::string::npos);
 }
 
+// The header of a GPU run: the ceiling it measured, or that it measured none (--no-ceiling),
+// never "0 GB/s".
+TEST(Report, DeviceLineWithoutACeilingSaysSo) {
+  lab::DeviceInfo d;
+  d.name = "Test GPU";
+  d.backend = lab::Backend::cuda;
+  d.sm_count = 132;
+  d.theoretical_gbs = 4800;
+  const std::string with = lab::device_line(d, 3350.4);
+  EXPECT_NE(with.find("measured read ceiling 3350 GB/s"), std::string::npos) << with;
+  const std::string without = lab::device_line(d, 0);
+  EXPECT_EQ(without.find("ceiling 0 GB/s"), std::string::npos) << without;
+  EXPECT_NE(without.find("read ceiling not measured (--no-ceiling)"), std::string::npos) << without;
+}
+
 }  // namespace

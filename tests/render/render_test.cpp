@@ -188,6 +188,15 @@ TEST(RenderPage, BenchJsonChecked) {
   EXPECT_EQ(count(svg, "<polyline"), 2u);
   EXPECT_NE(svg.find("read ceiling 4000"), std::string::npos);
   EXPECT_NE(svg.find("L2 flushed on G"), std::string::npos);
+  // The current JSON: rows carry a timing mode, the ceiling is read_ceiling_gb_per_s.
+  const auto modes = nlohmann::json::parse(R"({"read_ceiling_gb_per_s": 3000, "device": {"name": "H"}, "rows": [
+    {"impl": "cub", "dtype": "int32", "op": "sum", "mode": "cold", "n": 1024, "gb_per_s": 1},
+    {"impl": "cub", "dtype": "int32", "op": "sum", "mode": "cold", "n": 1048576, "gb_per_s": 2000},
+    {"impl": "cub", "dtype": "int32", "op": "sum", "mode": "batch", "n": 1048576, "gb_per_s": 9999}]})");
+  const std::string m = render::bench_svg(modes);
+  EXPECT_EQ(count(m, "<polyline"), 1u);  // the cold rows only
+  EXPECT_NE(m.find("read ceiling 3000"), std::string::npos);
+  EXPECT_NE(m.find("cold mode on H"), std::string::npos);
 }
 
 TEST(RenderList, FitsTheWidth) {

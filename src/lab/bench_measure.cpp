@@ -1,0 +1,514 @@
+// `reducelab bench`, its measurement: inputs and their exact reductions, the verdict on each
+// result, the GPU and CPU sweeps through the lab's measurement loop, and the derived columns.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "core/reference.hpp"
+#include "fmt/format.h"
+#include "lab/bench.hpp"
+#include "lab/errors.hpp"
+#include "lab/input.hpp"
+#include "lab/sizes.hpp"
+
+namespace rl::lab::bench {
+
+#if !RL_WITH_CUDA
+std::unique_ptr<Call> make_cub_call(Elem, OpKind, const void*, std::size_t, void*, void*) {
+  throw std::logic_error("CUB: this reducelab was built without CUDA");
+}
+std::unique_ptr<Call> make_thrust_call(Elem, OpKind, const void*, std::size_t, void*, void*) {
+  throw std::logic_error("thrust: this reducelab was built without CUDA");
+}
+void launch_empty_kernel(void*) { throw std::logic_error("bench: this reducelab was built without CUDA"); }
+std::string cuda_versions() { return "built without CUDA"; }
+#endif
+
+std::size_t host_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return std::size_t(8) << 30;  // not Linux: assume 8 GiB
+}
+
+namespace {
+
+unsigned host_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// ---------------------------------------------------------------------------------------------
+// Inputs, their exact reductions, and the verdict
+
+// The exact reduction of a prefix of the input (core::Exact), extended across the host's cores
+// as the sweep's sizes grow.
+template <class T>
+void extend(core::Exact<T>& truth, const T* data, std::size_t to) {
+  if (to <= truth.n) return;
+  std::vector<core::Exact<T>> parts(host_threads());
+  std::atomic<std::size_t> next{0};
+  parallel_for(truth.n, to, [&](std::size_t b, std::size_t e) { parts[next++].add({data + b, e - b}); });
+  for (const auto& p : parts) truth.merge(p);
+}
+
+template <class T>
+std::string value_text(T v) {
+  if constexpr (reducelab::is_half_like<T>) return fmt::format("{:.9g}", reducelab::to_float(v));
+  else if constexpr (std::is_same_v<T, float>) return fmt::format("{:.9g}", v);
+  else if constexpr (std::is_same_v<T, double>) return fmt::format("{:.17g}", v);
+  else return std::to_string(v);
+}
+
+std::string int128_text(__int128 v) {
+  if (v == 0) return "0";
+  const bool neg = v < 0;
+  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string s;
+  while (u) {
+    s += static_cast<char>('0' + static_cast<int>(u % 10));
+    u /= 10;
+  }
+  if (neg) s += '-';
+  return {s.rbegin(), s.rend()};
+}
+
+
+struct Verdict {
+  bool ok = false;
+  std::string result, expected, check;
+};
+
+// Judges `got` (result_bytes(e, op) bytes) against the truth. `same_bits`, when given, is a value
+// the result must equal bit for bit (reducelab's float sums: reducelab::cpu::reduce's).
+template <class T>
+Verdict judge(OpKind op, const unsigned char* got, const core::Exact<T>& truth,
+              const std::vector<unsigned char>* same_bits, const char* same_bits_name) {
+  Verdict v;
+  if (op != OpKind::sum) {
+    T r;
+    std::memcpy(&r, got, sizeof r);
+    const T want = op == OpKind::min ? truth.min : truth.max;
+    v.result = value_text(r);
+    v.expected = value_text(want);
+    v.ok = std::memcmp(&r, &want, sizeof r) == 0;
+    v.check = "equal bits";
+    return v;
+  }
+  using R = reducelab::accumulate_t<T>;
+  R r;
+  std::memcpy(&r, got, sizeof r);
+  v.result = value_text(r);
+  if constexpr (std::is_integral_v<R>) {
+    v.expected = int128_text(truth.integer);
+    v.ok = r == static_cast<R>(truth.integer);
+    v.check = "exact (128-bit reference)";
+  } else {
+    const double u = std::is_same_v<R, float> ? 0x1p-24 : 0x1p-53;
+    const double bound = core::float_tolerance(truth.n, truth.abs_sum, u);
+    const long double err = std::fabs(static_cast<long double>(r) - truth.value());
+    const bool close = err <= bound;  // false for NaN
+    v.check = fmt::format("|error| {:.2e} <= {:.2e}", static_cast<double>(err), bound);
+    if (same_bits) {
+      R want;
+      std::memcpy(&want, same_bits->data(), sizeof want);
+      v.expected = value_text(want);
+      v.ok = std::memcmp(&r, &want, sizeof r) == 0 && close;
+      v.check = fmt::format("bits equal {}; {}", same_bits_name, v.check);
+    } else {
+      v.expected = value_text(static_cast<R>(truth.value()));
+      v.ok = close;
+    }
+    if (!close) v.check = fmt::format("|error| {:.2e} OVER the bound {:.2e}", static_cast<double>(err), bound);
+  }
+  return v;
+}
+
+// A repeat's verdict joins the row: the row shows the warm-up's check, or the first failure.
+void record(Row& row, const Verdict& v, int rep, bool& all_ok) {
+  if (rep < 0 || (!v.ok && all_ok)) {
+    row.result = v.result;
+    row.expected = v.expected;
+    row.check = v.check;
+  }
+  all_ok = all_ok && v.ok;
+}
+
+// The row's times and its status once every repeat has run.
+void finish(Row& row, std::vector<double> ms, bool all_ok) {
+  for (double& t : ms) t *= 1e3;
+  const TimeStats s = time_stats(std::move(ms));
+  row.repeats = s.repeats;
+  row.us_median = s.median;
+  row.us_min = s.min;
+  row.us_max = s.max;
+  row.us_p25 = s.p25;
+  row.us_p75 = s.p75;
+  row.verified = all_ok;
+  row.status = all_ok ? "ok" : "MISMATCH";
+}
+
+
+// Cases grouped by element type, so each input is made and uploaded once.
+std::vector<std::pair<Elem, std::vector<OpKind>>> by_elem(const std::vector<Case>& cases) {
+  std::vector<std::pair<Elem, std::vector<OpKind>>> out;
+  for (const auto& c : cases) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& g) { return g.first == c.elem; });
+    if (it == out.end()) out.push_back({c.elem, {c.op}});
+    else it->second.push_back(c.op);
+  }
+  return out;
+}
+
+// Whether an implementation has a row for this case, and if not, why (for the notes).
+std::string absent_because(Impl impl, const Case& c, bool cpu) {
+  if (cpu && impl != Impl::reducelab) return "runs only on a GPU (this is --backend cpu)";
+  if (impl == Impl::reducelab_nondet && !(is_floating(c.elem) && c.op == OpKind::sum))
+    return "only floating-point sums have a nondeterministic variant; the order cannot change this result";
+  if ((impl == Impl::cub || impl == Impl::thrust) && !vendor_has(c.elem, c.op))
+    return "instantiated only for int32/float/double x sum/min/max and half/bf16 sums";
+  return {};
+}
+
+void note_once(Report& r, const std::string& text) {
+  if (std::find(r.notes.begin(), r.notes.end(), text) == r.notes.end()) r.notes.push_back(text);
+}
+// A size that was asked for and did not run: a note, and the run does not count as complete.
+void skip(Report& r, const std::string& text) {
+  if (std::find(r.skipped.begin(), r.skipped.end(), text) == r.skipped.end()) r.skipped.push_back(text);
+  note_once(r, text);
+}
+
+// One note per implementation and reason, naming the cases it has no rows for. On the CPU
+// backend the GPU-only implementations get one note of their own (run_cpu).
+void add_absence_notes(Report& r, bool cpu) {
+  for (Impl impl : r.plan.impls) {
+    std::vector<std::pair<std::string, std::string>> reasons;  // reason, cases
+    for (const auto& c : r.plan.cases) {
+      const std::string why = absent_because(impl, c, cpu);
+      if (why.empty() || (cpu && impl != Impl::reducelab)) continue;
+      auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == why; });
+      const std::string what = fmt::format("{} {}", name(c.elem), reducelab::name(c.op));
+      if (it == reasons.end()) reasons.push_back({why, what});
+      else it->second += ", " + what;
+    }
+    for (const auto& [why, cases] : reasons) note_once(r, fmt::format("{}: no rows for {}: {}", name(impl), cases, why));
+    // Named in --impls and absent from every case: what was asked for did not run.
+    if (r.plan.impls_named && !(cpu && impl != Impl::reducelab) && reasons.size() == 1 &&
+        std::all_of(r.plan.cases.begin(), r.plan.cases.end(), [&](const Case& c) { return !absent_because(impl, c, cpu).empty(); }))
+      skip(r, fmt::format("{}: no rows for any case asked for: {}", name(impl), reasons.front().first));
+  }
+}
+
+// The host input of one element type, made once for the largest size that runs.
+template <class T>
+std::vector<T> make_input(std::size_t n, std::uint64_t seed) {
+  std::vector<T> in(n);
+  parallel_for(0, n, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) in[i] = random_element<T>(seed, i);
+  });
+  return in;
+}
+
+// The sizes of `plan` that fit in memory (device_free 0: host only); the others are skipped.
+std::vector<std::size_t> sizes_that_fit(Report& report, Elem elem, std::size_t device_free) {
+  const std::size_t reserve = std::size_t(512) << 20;  // CUB/thrust/library workspaces, the flush buffer
+  const std::size_t host_free = host_available_bytes();
+  std::vector<std::size_t> sizes;
+  for (std::size_t n : report.plan.sizes) {
+    const std::size_t bytes = n * size_of(elem);
+    if (device_free && bytes + reserve > device_free)
+      skip(report, fmt::format("{} n = {} skipped: its {} input does not fit in the {} of free device memory", name(elem),
+                               size_text(n), bytes_text(bytes), bytes_text(device_free)));
+    else if (bytes > host_free / 10 * 8)
+      skip(report, fmt::format("{} n = {} skipped: its {} input does not fit in the {} of available host memory",
+                               name(elem), size_text(n), bytes_text(bytes), bytes_text(host_free)));
+    else
+      sizes.push_back(n);
+  }
+  return sizes;
+}
+
+Row blank_row(Impl impl, const Case& c, std::size_t n) {
+  Row row;
+  row.impl = impl;
+  row.c = c;
+  row.n = n;
+  row.bytes = n * size_of(c.elem);
+  return row;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Derived columns
+
+double limit_us(std::size_t bytes, double empty_launch_us, double read_ceiling_gbs) {
+  if (empty_launch_us <= 0 || read_ceiling_gbs <= 0) return 0;
+  return empty_launch_us + static_cast<double>(bytes) / (read_ceiling_gbs * 1e3);
+}
+
+double pct_of_limit(double limit_us, double us_median) {
+  return limit_us > 0 && us_median > 0 ? 100.0 * limit_us / us_median : 0;
+}
+
+void derive(Report& report) {
+  for (auto& r : report.rows) {
+    r.gb_per_s = r.pct_of_read_ceiling = r.empty_launch_us = r.limit_us = r.pct_of_limit = r.ratio_to_cub = 0;
+    if (r.us_median <= 0) continue;
+    r.gb_per_s = static_cast<double>(r.bytes) / (r.us_median * 1e3);
+    if (report.read_ceiling_gbs > 0) r.pct_of_read_ceiling = 100.0 * r.gb_per_s / report.read_ceiling_gbs;
+    if (r.cpu) continue;  // no GPU floors on the CPU
+    if (auto f = report.empty_launch_us.find(r.mode); f != report.empty_launch_us.end()) r.empty_launch_us = f->second;
+    r.limit_us = limit_us(r.bytes, r.empty_launch_us, report.read_ceiling_gbs);
+    r.pct_of_limit = pct_of_limit(r.limit_us, r.us_median);
+  }
+  for (auto& r : report.rows) {
+    if (r.us_median <= 0) continue;
+    for (const auto& c : report.rows)
+      if (c.impl == Impl::cub && c.c == r.c && c.n == r.n && c.mode == r.mode && c.cpu == r.cpu && c.us_median > 0)
+        r.ratio_to_cub = c.us_median / r.us_median;
+  }
+}
+
+bool Report::all_verified() const {
+  return std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.verified; });
+}
+
+std::string Report::shortfall() const {
+  const auto bad = std::count_if(rows.begin(), rows.end(), [](const Row& x) { return !x.verified; });
+  if (bad) return fmt::format("{} of {} rows failed verification or errored", bad, rows.size());
+  if (rows.empty())
+    return "no rows ran" + (skipped.empty() ? std::string() : ": " + skipped.front() +
+                                                             (skipped.size() > 1 ? fmt::format(" (and {} more)", skipped.size() - 1) : ""));
+  if (!skipped.empty())
+    return fmt::format("{} part(s) asked for did not run: {}{}", skipped.size(), skipped.front(),
+                       skipped.size() > 1 ? " (see the notes)" : "");
+  return {};
+}
+
+std::string summary(const Report& r) {
+  const std::string why = r.shortfall();
+  if (why.empty()) return fmt::format("all {} rows verified", r.rows.size());
+  const auto ok = std::count_if(r.rows.begin(), r.rows.end(), [](const Row& x) { return x.verified; });
+  return r.rows.empty() ? why : fmt::format("{} of {} rows verified; {}", ok, r.rows.size(), why);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The GPU sweep
+
+namespace {
+
+struct Target {
+  std::unique_ptr<Call> call;
+  bool host_result = false;  // thrust hands its value to the host
+};
+
+Target make_target(Impl impl, const Case& c, const void* data, std::size_t n, void* result, void* host_result,
+                   void* stream) {
+  Target t;
+  switch (impl) {
+    case Impl::reducelab:
+    case Impl::reducelab_nondet:
+      t.call = make_reducelab_call(c.elem, c.op, data, n, result, stream, impl == Impl::reducelab);
+      break;
+    case Impl::cub: t.call = make_cub_call(c.elem, c.op, data, n, result, stream); break;
+    case Impl::thrust:
+      t.call = make_thrust_call(c.elem, c.op, data, n, host_result, stream);
+      t.host_result = true;
+      break;
+  }
+  return t;
+}
+
+template <class T>
+void sweep_elem_gpu(Report& report, Device& device, Elem elem, const std::vector<OpKind>& ops) {
+  const Plan& plan = report.plan;
+  const std::vector<std::size_t> sizes = sizes_that_fit(report, elem, device.free_memory());
+  if (sizes.empty()) return;
+  const std::size_t max_n = sizes.back();
+  const std::vector<T> input = make_input<T>(max_n, plan.seed + static_cast<std::uint64_t>(elem) * 1000);
+  Buffer data(device, max_n * sizeof(T));
+  device.upload(data.get(), input.data(), max_n * sizeof(T));
+
+  core::Exact<T> truth;
+  const std::size_t result_max = 16;
+  Buffer result(device, result_max);
+  std::vector<unsigned char> host_result(result_max), got(result_max);
+  const bool reducelab_asked = std::find(plan.impls.begin(), plan.impls.end(), Impl::reducelab) != plan.impls.end();
+
+  for (std::size_t n : sizes) {
+    extend(truth, input.data(), n);
+    for (OpKind op : ops) {
+      const Case c{elem, op};
+      const std::size_t rbytes = result_bytes(elem, op);
+      // reducelab's float sums must equal the CPU backend's bits.
+      std::vector<unsigned char> cpu_bits;
+      const bool need_cpu_bits = is_floating(elem) && op == OpKind::sum && reducelab_asked;
+      if (need_cpu_bits) {
+        cpu_bits.resize(rbytes);
+        cpu_reduce(elem, op, input.data(), n, cpu_bits.data());
+      }
+      for (Impl impl : plan.impls) {
+        if (!absent_because(impl, c, false).empty()) continue;  // add_absence_notes says why
+        Target target;
+        try {
+          target = make_target(impl, c, data.get(), n, result.get(), host_result.data(), device.stream());
+        } catch (const std::exception& ex) {
+          Row row = blank_row(impl, c, n);
+          row.status = "error";
+          row.note = ex.what();
+          report.rows.push_back(row);
+          continue;
+        }
+        const std::vector<unsigned char>* same = impl == Impl::reducelab && need_cpu_bits ? &cpu_bits : nullptr;
+        for (Mode mode : plan.modes) {
+          Row row = blank_row(impl, c, n);
+          row.mode = mode;
+          row.calls = mode == Mode::batch ? (plan.batch > 0 ? plan.batch : batch_calls(row.bytes)) : 1;
+          try {
+            bool all_ok = true;
+            Measured m;
+            // Poison the result so an unwritten one cannot pass.
+            m.prepare = [&] {
+              if (target.host_result) std::memset(host_result.data(), 0xFF, rbytes);
+              else device.fill(result.get(), 0xFF, rbytes);
+            };
+            m.call = [&] { (*target.call)(); };
+            m.verify = [&](int rep) {
+              if (target.host_result) got = host_result;
+              else device.download(got.data(), result.get(), rbytes);
+              record(row, judge<T>(op, got.data(), truth, same, "reducelab::cpu::reduce"), rep, all_ok);
+            };
+            finish(row, measure(&device, mode, plan.repeats, row.calls, m), all_ok);
+          } catch (const std::exception& ex) {
+            row.status = "error";
+            row.verified = false;
+            row.note = ex.what();
+          }
+          report.rows.push_back(row);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Report run_gpu(const Plan& plan_in, Device& device) {
+  Report report;
+  report.plan = plan_in;
+  Plan& plan = report.plan;
+  if (plan.repeats == 0) plan.repeats = 20;
+  if (plan.modes.empty()) plan.modes.assign(std::begin(kAllTimingModes), std::end(kAllTimingModes));
+  const DeviceInfo& info = device.info();
+  if (info.backend != Backend::cuda) throw UsageError("bench: needs a CUDA device, or --backend cpu");
+  report.backend = "cuda";
+  report.device_name = info.name;
+  report.versions = cuda_versions();
+  report.device = to_json(info);
+  report.device["cuda_versions"] = report.versions;
+  report.read_ceiling_gbs = device.read_ceiling_gbs();
+  device.flush_l2();  // allocates the flush buffer before free memory is read
+  device.synchronize();
+  // Each mode's floor: an empty launch timed in that mode (batch: as many calls as the smallest
+  // row's batch, where launches are what dominates).
+  const auto empty = [stream = device.stream()] { launch_empty_kernel(stream); };
+  for (Mode mode : plan.modes)
+    report.empty_launch_us[mode] =
+        floor_us(device, mode, empty, 101, plan.batch > 0 ? plan.batch : batch_calls(0));
+  if (std::find(plan.impls.begin(), plan.impls.end(), Impl::thrust) != plan.impls.end())
+    note_once(report, "thrust: thrust::reduce allocates temporary storage and copies its result to the host on "
+                      "every call; its times include both, as a caller pays them");
+  add_absence_notes(report, false);
+  for (const auto& [elem, ops] : by_elem(plan.cases))
+    with_elem(elem, [&]<class T>() { sweep_elem_gpu<T>(report, device, elem, ops); });
+  derive(report);
+  return report;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The CPU backend
+
+namespace {
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "this CPU";
+}
+
+template <class T>
+void sweep_elem_cpu(Report& report, Elem elem, const std::vector<OpKind>& ops) {
+  const Plan& plan = report.plan;
+  const std::vector<std::size_t> sizes = sizes_that_fit(report, elem, 0);
+  if (sizes.empty()) return;
+  const std::vector<T> input = make_input<T>(sizes.back(), plan.seed + static_cast<std::uint64_t>(elem) * 1000);
+  core::Exact<T> truth;
+  std::vector<unsigned char> got(16), one_thread(16);
+  for (std::size_t n : sizes) {
+    extend(truth, input.data(), n);
+    for (OpKind op : ops) {
+      const Case c{elem, op};
+      if (!absent_because(Impl::reducelab, c, true).empty()) continue;
+      Row row = blank_row(Impl::reducelab, c, n);
+      row.cpu = true;
+      try {
+        // The order depends on n alone: one thread must give the bits all cores give.
+        const bool float_sum = is_floating(elem) && op == OpKind::sum;
+        if (float_sum) cpu_reduce(elem, op, input.data(), n, one_thread.data(), 1);
+        bool all_ok = true;
+        Measured m;
+        m.prepare = [&] { std::fill(got.begin(), got.end(), 0xFF); };
+        m.call = [&] { cpu_reduce(elem, op, input.data(), n, got.data()); };
+        m.verify = [&](int rep) {
+          record(row, judge<T>(op, got.data(), truth, float_sum ? &one_thread : nullptr, "reducelab::cpu::reduce on one thread"),
+                 rep, all_ok);
+        };
+        finish(row, measure(nullptr, Mode::cold, plan.repeats, 1, m), all_ok);
+      } catch (const std::exception& ex) {
+        row.status = "error";
+        row.note = ex.what();
+      }
+      report.rows.push_back(row);
+    }
+  }
+}
+
+}  // namespace
+
+Report run_cpu(const Plan& plan_in) {
+  Report report;
+  report.plan = plan_in;
+  Plan& plan = report.plan;
+  if (plan.repeats == 0) plan.repeats = 10;
+  plan.modes.clear();
+  report.backend = "cpu";
+  report.device_name = cpu_name();
+  report.device = {{"name", report.device_name}, {"backend", "cpu"}, {"threads", host_threads()}};
+  note_once(report, "cub, thrust and reducelab-nondet run only on a GPU: this is --backend cpu, which times "
+                    "reducelab::cpu::reduce on every core (a steady clock around each call)");
+  add_absence_notes(report, true);
+  for (const auto& [elem, ops] : by_elem(plan.cases))
+    with_elem(elem, [&]<class T>() { sweep_elem_cpu<T>(report, elem, ops); });
+  derive(report);
+  return report;
+}
+
+Report run(const Plan& plan) {
+  if (plan.cpu) return run_cpu(plan);
+  std::string why;
+  if (!cuda_usable(&why))
+    throw std::runtime_error(fmt::format("bench: {}; bench needs a GPU (pass --backend cpu to time the CPU backend)", why));
+  auto device = open_cuda_device();
+  return run_gpu(plan, *device);
+}
+
+}  // namespace rl::lab::bench
