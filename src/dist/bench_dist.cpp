@@ -1,5 +1,4 @@
 // `reducelab bench --gpus N` (bench_dist.hpp).
-#include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
 #include <nccl.h>
 #if REDUCELAB_DIST_MPI
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "dist/bench_dist.hpp"
+#include "dist/bench_dist_cuda.hpp"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "reducelab/dist.hpp"
@@ -73,25 +73,6 @@ std::vector<std::uint64_t> sizes_of(const std::string& s, std::vector<std::uint6
   std::vector<std::uint64_t> out;
   for (const auto& x : split_list(s)) out.push_back(parse_size(x));
   return out;
-}
-
-__global__ void fill_kernel(float* x, std::uint64_t n) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x) {
-    std::uint64_t h = i * 0x9e3779b97f4a7c15ull;
-    h ^= h >> 29;
-    x[i] = float(std::int32_t(h >> 40) - (1 << 23)) / float(1 << 23);
-  }
-}
-__global__ void fill_kernel(double* x, std::uint64_t n) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x) {
-    std::uint64_t h = i * 0x9e3779b97f4a7c15ull;
-    h ^= h >> 29;
-    x[i] = double(std::int64_t(h >> 11) - (std::int64_t(1) << 52)) * 0x1p-52;
-  }
-}
-__global__ void fill_kernel(std::int32_t* x, std::uint64_t n) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x)
-    x[i] = static_cast<std::int32_t>(i * 0x9e3779b97f4a7c15ull >> 32);
 }
 
 double median(std::vector<double> v) {
@@ -205,25 +186,22 @@ std::vector<double> Bench::per_rank(Ranks& ranks, std::vector<RankState>& st, st
     if (what == 0) {
       Options o;
       o.wait = false;
-      ms[slot] = timed(s, repeats_, [&] { ck(reduce(x, n, Op{}, static_cast<R*>(s.out), c, s.stream, o)); });
+      ms[slot] = timed(s, repeats_, [&] { ck(::reducelab::dist::reduce(x, n, Op{}, static_cast<R*>(s.out), c, s.stream, o)); });
       ck(c.check(s.stream));
     } else if (what == 1) {
       T* out = static_cast<T*>(s.out);
+      const int dt = kernels::dtype_code<T>(), oc = std::is_same_v<Op, op::sum> ? 0 : std::is_same_v<Op, op::max> ? 1 : 2;
       std::size_t need = 0;
-      if constexpr (std::is_same_v<Op, op::sum>) ck(cub::DeviceReduce::Sum(nullptr, need, x, out, n, s.stream), "cub sizing");
-      else if constexpr (std::is_same_v<Op, op::max>) ck(cub::DeviceReduce::Max(nullptr, need, x, out, n, s.stream), "cub sizing");
-      else ck(cub::DeviceReduce::Min(nullptr, need, x, out, n, s.stream), "cub sizing");
+      ck(kernels::cub_reduce(dt, oc, x, out, n, nullptr, &need, s.stream), "cub sizing");
       if (need > s.cub_bytes) {
         if (s.cub_tmp) cudaFree(s.cub_tmp);
         ck(cudaMalloc(&s.cub_tmp, need), "cudaMalloc (CUB)");
         s.cub_bytes = need;
       }
-      const ncclRedOp_t nop = std::is_same_v<Op, op::sum> ? ncclSum : std::is_same_v<Op, op::max> ? ncclMax : ncclMin;
+      const ncclRedOp_t nop = oc == 0 ? ncclSum : oc == 1 ? ncclMax : ncclMin;
       ms[slot] = timed(s, repeats_, [&] {
         std::size_t b = s.cub_bytes;
-        if constexpr (std::is_same_v<Op, op::sum>) ck(cub::DeviceReduce::Sum(s.cub_tmp, b, x, out, n, s.stream), "cub");
-        else if constexpr (std::is_same_v<Op, op::max>) ck(cub::DeviceReduce::Max(s.cub_tmp, b, x, out, n, s.stream), "cub");
-        else ck(cub::DeviceReduce::Min(s.cub_tmp, b, x, out, n, s.stream), "cub");
+        ck(kernels::cub_reduce(dt, oc, x, out, n, s.cub_tmp, &b, s.stream), "cub");
         ck(ncclAllReduce(out, out, 1, nccl_type<T>(), nop, c.nccl(), s.stream), "ncclAllReduce");
       });
     } else if (what == 2) {
@@ -296,8 +274,7 @@ void Bench::sweep(const std::string& dtype, const std::string& opname) {
     ck(cudaMalloc(&st[d].out, 64), "cudaMalloc");
     ck(cudaMalloc(&st[d].small, 640 * 2 * 64), "cudaMalloc");
     ck(cudaMemset(st[d].small, 0, 640 * 2 * 64), "cudaMemset");
-    fill_kernel<<<2048, 256, 0, st[d].stream>>>(static_cast<T*>(st[d].data), most);
-    ck(cudaGetLastError(), "fill");
+    ck(kernels::fill(kernels::dtype_code<T>(), st[d].data, most, st[d].stream), "fill");
     ck(cudaStreamSynchronize(st[d].stream), "fill");
   }
   // One GPU over n: reducelab::reduce on device 0 (every rank's own under MPI, the slowest kept).
@@ -307,7 +284,7 @@ void Bench::sweep(const std::string& dtype, const std::string& opname) {
     RankState& s = st[0];
     ck(cudaSetDevice(dev_of[0]), "cudaSetDevice");
     using R = result_t<T, Op>;
-    auto ms = timed(s, repeats_, [&] { ck(reduce(static_cast<const T*>(s.data), n, Op{}, static_cast<R*>(s.out), s.stream)); });
+    auto ms = timed(s, repeats_, [&] { ck(::reducelab::reduce(static_cast<const T*>(s.data), n, Op{}, static_cast<R*>(s.out), s.stream)); });
 #if REDUCELAB_DIST_MPI
     if (mpi_) {
       std::vector<double> all(ms.size());
