@@ -20,6 +20,7 @@ Status failure_status(const rd::Failure& f, int my_rank, int ranks) {
     case rd::Code::op_mismatch:
       return Status(Errc::invalid_argument, who + r + " asks for " + rd::op_name_of(f.a) + " but rank 0 for " + rd::op_name_of(f.b) + "; every rank must pass the same op");
     case rd::Code::bad_input:
+      if (f.b == 2) return Status(Errc::invalid_argument, who + r + "'s output is null");
       return Status(Errc::invalid_argument, who + r + "'s shard is null but its n = " + std::to_string(f.a));
     case rd::Code::total_mismatch:
       return Status(Errc::invalid_argument, who + r + " expects a total of " + std::to_string(f.a) + " elements but the shards hold " + std::to_string(f.b));

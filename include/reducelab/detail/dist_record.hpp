@@ -42,7 +42,7 @@ struct alignas(16) Record {
   std::uint64_t op;     // op_code<Op>
   std::uint64_t n;      // this rank's elements
   std::uint64_t total;  // the total this rank expects, or kNoTotal
-  std::uint64_t error;  // non-zero: this rank's input is bad (a null shard with n > 0)
+  std::uint64_t error;  // non-zero: this rank's input is bad (1: a null shard with n > 0, 2: a null output)
   std::uint64_t payload[kPayloadWords];
 };
 static_assert(sizeof(Record) == 640);
@@ -111,7 +111,7 @@ enum class Code : std::uint32_t {
   bad_record,      // a rank's record is not one (a different program, or memory not written)
   dtype_mismatch,  // rank `rank` reduces dtype a, rank 0 dtype b
   op_mismatch,     // rank `rank` reduces op a, rank 0 op b
-  bad_input,       // rank `rank` passed a null shard with a = n > 0 elements
+  bad_input,       // rank `rank` passed a null shard with a = n > 0 elements (b = 1) or a null output (b = 2)
   total_mismatch,  // rank `rank` expects a total of a, the shards hold b
   empty_input,     // min/max/argmin/argmax of no elements at all
 };
@@ -130,7 +130,7 @@ RL_HD_INLINE Failure check_records(const Record* recs, int ranks, std::uint64_t*
     if (x.magic != kMagic) return Failure{std::uint32_t(Code::bad_record), r, x.magic, kMagic};
     if (x.dtype != recs[0].dtype) return Failure{std::uint32_t(Code::dtype_mismatch), r, x.dtype, recs[0].dtype};
     if (x.op != recs[0].op) return Failure{std::uint32_t(Code::op_mismatch), r, x.op, recs[0].op};
-    if (x.error != 0) return Failure{std::uint32_t(Code::bad_input), r, x.n, 0};
+    if (x.error != 0) return Failure{std::uint32_t(Code::bad_input), r, x.n, x.error};
     sum += x.n;
   }
   for (int r = 0; r < ranks; ++r)
