@@ -24,6 +24,8 @@
 namespace {
 
 using namespace reducelab;
+using half = reducelab::half;  // cuda_fp16.h declares a global ::half too
+using bfloat16 = reducelab::bfloat16;
 namespace rdist = reducelab::dist;
 
 __host__ __device__ inline std::uint64_t mix(std::uint64_t x) {
