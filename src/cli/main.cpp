@@ -17,6 +17,7 @@
 #include "lab/bench.hpp"
 #include "lab/bench_shapes.hpp"
 #include "lab/sizes.hpp"
+#include "dist/bench_dist.hpp"
 #include "lab/device.hpp"
 #include "lab/divergence_run.hpp"
 #include "lab/errors.hpp"
@@ -338,6 +339,9 @@ int run_cli(int argc, char** argv) {
   bench->add_option("--out", bargs.out, "write the output to FILE instead of stdout");
   bench->add_option("--json", bargs.json, "also write the JSON to FILE");
   bench->add_option("--plot", bargs.plot, "FILE.png, FILE.svg or FILE (both): GB/s against n, via scripts/plot-bench");
+  reducelab::dist::bench::Args dargs;  // --gpus: the sharded reduce over NCCL (src/dist)
+  auto* gpus_opt = bench->add_option("--gpus", dargs.gpus, "N: reducelab::dist over 1..N GPUs (or the N processes of mpirun) against one GPU and CUB + ncclAllReduce");
+  bench->add_option("--weak", dargs.weak, "with --gpus: the weak-scaling sizes per GPU (default 2^20,2^22,...,2^30,2^31)");
   lab::bench::ShapeArgs sargs;
   bench->add_option("--shape", sargs.shape, "RxC: reduce_axis over a rows x cols matrix against CUB's segmented reduce (GPU)");
   bench->add_option("--axis", sargs.axis, "with --shape: 1 (one result per row) or 0 (per column); default both");
@@ -373,6 +377,11 @@ int run_cli(int argc, char** argv) {
     sargs.dtypes = bargs.dtypes, sargs.ops = bargs.ops, sargs.repeats = bargs.repeats, sargs.seed = bargs.seed;
     sargs.format = bargs.format, sargs.json = bargs.json;
     return cli::shapes_command(sargs, std::cout);
+  }
+  if (*bench && *gpus_opt) {
+    dargs.dtypes = bargs.dtypes, dargs.ops = bargs.ops, dargs.sizes = bargs.sizes, dargs.repeats = bargs.repeats;
+    dargs.json = bargs.json, dargs.plot = bargs.plot;
+    return reducelab::dist::bench::command(dargs, std::cout);
   }
   if (*bench) {  // takes --backend cpu, which the other subcommands do not
     bargs.backend = backend;

@@ -1,0 +1,140 @@
+#pragma once
+// The kernels of reducelab::dist (nvcc only), built from the single-GPU agents:
+//   distExactDigits  a rank's exact digits and flags, unrounded, into its record (agent_exact.cuh's
+//                    tile fold, spills and flushes; no last block, no rounding)
+//   distChunks       the block results of chunks [c0, c1) of the fixed order of a virtual array
+//                    (element g at input[g]): fold_chunk + block_fold, as reduceChunks does per chunk
+//   distFold         every rank's record into the result (dist_record.hpp's fold_records)
+//   distFoldChunks   the gathered chunk results folded in the fixed order (reduceChunks' step 3)
+#include <cstdint>
+
+#include "reducelab/detail/agent_exact.cuh"
+#include "reducelab/detail/agent_reduce.cuh"
+#include "reducelab/detail/block_reduce.cuh"
+#include "reducelab/detail/dist_record.hpp"
+
+namespace reducelab::detail::dist {
+
+// Writes the record's header (the order-free kernel writes its own; the other paths use this).
+template <class T, class Op>
+__global__ void distHeader(Record* rec, std::uint64_t n, std::uint64_t total, std::uint64_t error) {
+  write_header<T, Op>(*rec, n, total, false);
+  rec->error = error;
+}
+
+// `rec`'s payload is zero on entry (distFold zeroes it after each use).
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    distExactDigits(const T* input, std::uint64_t n, unsigned flags, Record* rec, std::uint64_t op,
+                    std::uint64_t total) {
+  constexpr int kD = ExactTraits<T>::kDigits;
+  constexpr std::uint64_t kTile = Shape<T>::kTile;
+  __shared__ unsigned long long digit_storage[kD];
+  __shared__ unsigned seen_storage;
+  unsigned long long* digits = digit_storage;
+  auto* global = reinterpret_cast<unsigned long long*>(rec->payload);
+  if (threadIdx.x < static_cast<unsigned>(kD)) digits[threadIdx.x] = 0ull;
+  if (threadIdx.x == 0) seen_storage = 0u;
+  __syncthreads();
+  const bool aligned = (flags & kAligned) != 0;
+  const BlockDigits<T> spill{digits};
+  ExactCarry carry, odd;
+  const std::uint64_t tiles = (n + kTile - 1) / kTile;
+  std::uint64_t since_flush = 0;
+  for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    fold_tile_exact<T>(input, t * kTile, n, aligned, carry, odd, spill);
+    if (++since_flush == kFlushTiles) {
+      since_flush = 0;
+      __syncthreads();
+      flush_digits<T>(digits, global);
+      __syncthreads();
+    }
+  }
+  if constexpr (std::is_same_v<T, double>) carry.merge(odd, spill);
+  const unsigned seen = warp_finish<T>(carry, digits);
+  if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&seen_storage, seen);
+  __syncthreads();
+  flush_digits<T>(digits, global);
+  if (threadIdx.x == 0 && seen_storage != 0) atomicOr(&global[kFlagWord], static_cast<unsigned long long>(seen_storage));
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    rec->magic = kMagic;
+    rec->dtype = dtype_code<T>();
+    rec->op = op;
+    rec->n = n;
+    rec->total = total;
+    rec->error = 0;
+  }
+}
+
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    distChunks(const T* input, Plan plan, std::uint64_t c0, std::uint64_t c1, unsigned flags, typename Sem::Acc* out) {
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[kWarps];
+  const bool aligned = (flags & kAligned) != 0;
+  for (std::uint64_t c = c0 + blockIdx.x; c < c1; c += gridDim.x) {
+    Acc v = fold_chunk<T, Sem>(input, plan, c, aligned);
+    v = block_fold<Sem>(v, slot_storage);
+    if (threadIdx.x == 0) out[c - c0] = v;
+    __syncthreads();
+  }
+}
+
+// One block. The first failure is kept in *fail (until the host reads and clears it).
+template <class T, class Op>
+__global__ void distFold(const Record* recs, int ranks, result_t<T, Op>* out, Failure* fail, Record* send) {
+  if (threadIdx.x == 0) {
+    const Failure f = fold_records<T, Op>(recs, ranks, out);
+    if (f.code != 0 && fail->code == 0) *fail = f;
+  }
+  auto* words = reinterpret_cast<std::uint64_t*>(send);
+  for (unsigned i = threadIdx.x; i < sizeof(Record) / 8; i += blockDim.x) words[i] = 0;
+}
+
+// kThreads threads, ranks * 16 bytes of dynamic shared memory. `parts` holds `slots` chunk
+// results per rank (rank r's chunks c0_r, c0_r + 1, ...).
+template <class T, class Op>
+__global__ void __launch_bounds__(kThreads)
+    distFoldChunks(const Record* recs, int ranks, const typename semantics_t<T, Op>::Acc* parts, std::uint64_t slots,
+                   std::uint64_t total, result_t<T, Op>* out) {
+  using Sem = semantics_t<T, Op>;
+  using Acc = typename Sem::Acc;
+  extern __shared__ std::uint64_t owned[];  // c0 and c1 per rank
+  __shared__ Acc slot_storage[kWarps];
+  const Plan plan = fixed_plan<T>(total);
+  if (threadIdx.x == 0) {
+    std::uint64_t off = 0;
+    for (int r = 0; r < ranks; ++r) {
+      const Ownership o = ownership(plan, off, recs[r].n);
+      owned[2 * r] = o.c0;
+      owned[2 * r + 1] = o.c1;
+      off += recs[r].n;
+    }
+  }
+  __syncthreads();
+  auto part = [&](std::uint64_t c) {
+    for (int r = 0; r < ranks; ++r)
+      if (c >= owned[2 * r] && c < owned[2 * r + 1]) return parts[r * slots + (c - owned[2 * r])];
+    return Sem::identity();  // not reached: every chunk has an owner
+  };
+  if (plan.chunks <= 1) {
+    if (plan.chunks == 1) {
+      if (threadIdx.x == 0) out[0] = Sem::finish(part(0), total);
+      return;
+    }
+    const Acc v = block_fold<Sem>(Sem::identity(), slot_storage);
+    if (threadIdx.x == 0) out[0] = Sem::finish(v, total);
+    return;
+  }
+  constexpr unsigned kPerThread = (kMaxPartials + kThreads - 1) / kThreads;
+  Acc w = Sem::identity();
+#pragma unroll 1
+  for (unsigned k = 0; k < kPerThread; ++k) {
+    const std::uint64_t i = threadIdx.x + std::uint64_t(k) * kThreads;
+    w = Sem::combine(w, i < plan.chunks ? part(i) : Sem::identity());
+  }
+  w = block_fold<Sem>(w, slot_storage);
+  if (threadIdx.x == 0) out[0] = Sem::finish(w, total);
+}
+
+}  // namespace reducelab::detail::dist
