@@ -322,44 +322,37 @@ RL_HD_INLINE Out exact_result(const Digits& digits, int first, int last, unsigne
   if (flags & kSawPosInf) return kInf;
   if (flags & kSawNegInf) return -kInf;
   if (first < 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
-  if (last - first < 3) {  // the usual case: at most three digits, in 128-bit registers
-    __int128 v = 0;
-    for (int i = last; i >= first; --i) v = v * (static_cast<__int128>(1) << 32) + digit_at(digits, i);
-    if (v == 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
-    const bool negative = v < 0;
-    auto m = static_cast<unsigned __int128>(negative ? -v : v);
-    int exp2 = X::kBase + 32 * first;
-    bool sticky = false;
-    if (divisor > 1) {  // the quotient keeps >= 63 significant bits: m is shifted to 127 bits first
-      const int up = 126 - highest_bit128(m);
-      m <<= up;
-      exp2 -= up;
-      sticky = m % divisor != 0;
-      m /= divisor;
-    }
-    const Out r = round_u128<Out>(m, exp2, sticky);
-    return negative ? -r : r;
-  }
-  if (divisor == 1 && last - first < 6) {
-    // Four to six digits (real data summed over many blocks: the pairs' low halves land two
-    // digits below): the top three in 128 bits, the ones below folded into a carry into them and
-    // a sticky fraction. All in registers; the general path below keeps its words in local
-    // memory and cost the last block about half a microsecond (docs/performance.md).
-    const int split = last - 2;
+  if (last - first < 3 || (divisor == 1 && last - first < 6)) {
+    // In registers: the top three digits (all of them when there are at most three, the usual
+    // case) in 128 bits; digits below those (real data summed over many blocks: the pairs' low
+    // halves land two digits below) fold into a carry into them and a sticky fraction. The
+    // general path further down keeps its words in local memory and cost the last block about
+    // half a microsecond (docs/performance.md).
+    const int split = last - first < 3 ? first : last - 2;
     __int128 low = 0;
     for (int i = split - 1; i >= first; --i) low = low * (static_cast<__int128>(1) << 32) + digit_at(digits, i);
-    const int k = 32 * (split - first);                // 32..96 bits
+    const int k = 32 * (split - first);                // 0..96 bits
     const __int128 carry = low >> k;                    // floor: the rest below is in [0, 2^k)
     const bool fraction = low != carry * (static_cast<__int128>(1) << k);
     __int128 high = carry;
     for (int i = last; i >= split; --i)
       high += static_cast<__int128>(digit_at(digits, i)) * (static_cast<__int128>(1) << (32 * (i - split)));
+    if (high == 0 && !fraction) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
     const bool negative = high < 0;
     // |sum| = m + f with 0 <= f < 1 units of digit `split`; f > 0 exactly when `fraction`.
-    const unsigned __int128 m = !negative ? static_cast<unsigned __int128>(high)
-                                          : static_cast<unsigned __int128>(fraction ? -(high + 1) : -high);
-    if (m >> 60 != 0) {  // enough bits above the rounding point for f to be only a sticky bit
-      const Out r = round_u128<Out>(m, X::kBase + 32 * split, fraction);
+    auto m = !negative ? static_cast<unsigned __int128>(high)
+                       : static_cast<unsigned __int128>(fraction ? -(high + 1) : -high);
+    if (!fraction || m >> 60 != 0) {  // f, if any, is only a sticky bit below the rounding point
+      int exp2 = X::kBase + 32 * split;
+      bool sticky = fraction;
+      if (divisor > 1) {  // (three digits or fewer: no fraction) the quotient keeps >= 63
+        const int up = 126 - highest_bit128(m);  // significant bits: m is shifted to 127 bits first
+        m <<= up;
+        exp2 -= up;
+        sticky = m % divisor != 0;
+        m /= divisor;
+      }
+      const Out r = round_u128<Out>(m, exp2, sticky);
       return negative ? -r : r;
     }
   }
