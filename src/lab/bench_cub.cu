@@ -20,6 +20,8 @@
 #include "lab/bench_calls.hpp"
 #include "lab/bench_vendor.cuh"
 #include "lab/device.hpp"
+#include "reducelab/detail/agent_reduce.cuh"  // the kernels' half of the launch protocol
+#include "reducelab/detail/launch.cuh"
 #include "simt/portable.cuh"
 
 namespace rl::lab::bench {
@@ -67,15 +69,13 @@ class CubCall final : public Call {
   std::size_t temp_bytes_ = 0;
 };
 
-// The floor's kernel does nothing, but is launched the way reducelab launches its own
-// (programmatic dependent launch: it may start while the kernel before it finishes), and lets the
-// next kernel start at once, so back-to-back floors overlap at least as much as back-to-back
-// reduces do; launched plainly, batch rows came out faster than their floor (%limit up to 176%).
+// The floor's kernel does nothing, but takes part in the library's launch protocol (launched by
+// its launch_kernel, letting the next kernel start at once, then waiting for the one before), so
+// back-to-back floors overlap at least as much as back-to-back reduces do; launched plainly,
+// batch rows came out faster than their floor (%limit up to 176%).
 __global__ void empty_kernel() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // nothing to protect: let the next start
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
+  reducelab::detail::let_consumer_start();
+  reducelab::detail::wait_for_producer();
 }
 
 }  // namespace
@@ -88,16 +88,7 @@ std::unique_ptr<Call> make_cub_call(Elem e, OpKind op, const void* input, std::s
 }
 
 void launch_empty_kernel(void* stream) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(1);
-  config.stream = static_cast<cudaStream_t>(stream);
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  RL_CUDA_CHECK(cudaLaunchKernelEx(&config, empty_kernel));
+  RL_CUDA_CHECK(reducelab::detail::launch_kernel(empty_kernel, 1, static_cast<cudaStream_t>(stream)));
 }
 
 std::string cuda_versions() {

@@ -8,11 +8,27 @@
 #include <cstdint>
 
 #include "reducelab/detail/exact_sum.cuh"
+#include "reducelab/detail/launch.cuh"
 #include "reducelab/detail/workspace.hpp"
 #include "segments/agent_segments.cuh"
 
 namespace reducelab {
 namespace detail {
+
+// Blocks of `Kernel` the GPU holds at once (the occupancy is asked once per device).
+template <auto Kernel>
+Status blocks_held(int device, int sms, std::uint64_t* held) {
+  int per_sm = 0;
+  if (Status s = resident_blocks<Kernel>(device, &per_sm); !s) return s;
+  *held = std::uint64_t(sms) * per_sm;
+  return {};
+}
+// At most as many blocks as the GPU holds at once (they loop over their work) and no more than
+// `wanted`, unless a test forces a grid; any grid gives the same bits.
+inline unsigned pieces_grid(const Options& options, std::uint64_t held, std::uint64_t wanted) {
+  const std::uint64_t g = options.grid != 0 ? options.grid : held;
+  return static_cast<unsigned>(std::clamp<std::uint64_t>(g, 1, std::min<std::uint64_t>(wanted, 1u << 30)));
+}
 
 template <class T, class Op>
 Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t* begin, const std::int64_t* end,
@@ -38,14 +54,10 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       static_assert(kColumnJobs <= kPieceTickets, "the workspace holds a launch's column partials");
       Workspace ws;
       if (Status s = workspace_for(stream, &ws); !s) return s;
-      int per_sm = 0;
-      const cudaError_t occ = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduceColumns<T, Sem>, kThreads, 0);
-      if (occ != cudaSuccess) return cuda_status(occ, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-      const std::uint64_t slots = std::uint64_t(sms) * std::max(1, per_sm);
-      const ColumnShape shape = column_shape(pieces, std::min<std::uint64_t>(2 * slots, kColumnJobs));
-      const std::uint64_t jobs = shape.groups * shape.bands;
-      const std::uint64_t g = options.grid != 0 ? options.grid : std::min(jobs, slots);
-      const auto grid = static_cast<unsigned>(std::clamp<std::uint64_t>(g, 1, 1u << 30));
+      std::uint64_t held = 0;
+      if (Status s = blocks_held<reduceColumns<T, Sem>>(device, sms, &held); !s) return s;
+      const ColumnShape shape = column_shape(pieces, std::min<std::uint64_t>(2 * held, kColumnJobs));
+      const unsigned grid = pieces_grid(options, held, shape.groups * shape.bands);
       reduceColumns<T, Sem><<<grid, kThreads, 0, stream>>>(input, shape, static_cast<typename Sem::Acc*>(ws.pieces),
                                                            ws.piece_tickets, output);
       const cudaError_t e = cudaGetLastError();
@@ -55,33 +67,26 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   }
   Pieces launched = pieces;
   const PieceKernels kernels = piece_kernels<T>(&launched);
-  // At most as many blocks as the GPU holds at once (they loop over the pieces); any other grid
-  // gives the same bits.
-  auto grid_for = [&](const void* kernel, std::uint64_t wanted, unsigned* grid) -> Status {
-    int per_sm = 0;
-    const cudaError_t occ = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0);
-    if (occ != cudaSuccess) return cuda_status(occ, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    std::uint64_t g = options.grid != 0 ? options.grid : std::uint64_t(sms) * std::max(1, per_sm);
-    *grid = static_cast<unsigned>(std::clamp<std::uint64_t>(g, 1, std::min<std::uint64_t>(wanted, 1u << 30)));
-    return {};
-  };
   if (kernels.threads) {
-    unsigned grid = 1;
-    if (Status s = grid_for(reinterpret_cast<const void*>(reduceTinyPieces<T, Sem>), (pieces.count + kThreads - 1) / kThreads, &grid); !s) return s;
+    std::uint64_t held = 0;
+    if (Status s = blocks_held<reduceTinyPieces<T, Sem>>(device, sms, &held); !s) return s;
+    const unsigned grid = pieces_grid(options, held, (pieces.count + kThreads - 1) / kThreads);
     reduceTinyPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, output);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return cuda_status(e, "launching reduceTinyPieces");
   }
   if (kernels.warps) {
-    unsigned grid = 1;
-    if (Status s = grid_for(reinterpret_cast<const void*>(reduceShortPieces<T, Sem>), (pieces.count + kWarps - 1) / kWarps, &grid); !s) return s;
+    std::uint64_t held = 0;
+    if (Status s = blocks_held<reduceShortPieces<T, Sem>>(device, sms, &held); !s) return s;
+    const unsigned grid = pieces_grid(options, held, (pieces.count + kWarps - 1) / kWarps);
     reduceShortPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return cuda_status(e, "launching reduceShortPieces");
   }
   if (kernels.blocks) {
-    unsigned grid = 1;
-    if (Status s = grid_for(reinterpret_cast<const void*>(reduceSegments<T, Sem>), pieces.count, &grid); !s) return s;
+    std::uint64_t held = 0;
+    if (Status s = blocks_held<reduceSegments<T, Sem>>(device, sms, &held); !s) return s;
+    const unsigned grid = pieces_grid(options, held, pieces.count);
     reduceSegments<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return cuda_status(e, "launching reduceSegments");

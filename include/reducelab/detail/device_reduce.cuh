@@ -6,60 +6,18 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 
 #include "reducelab/detail/agent_exact.cuh"
 #include "reducelab/detail/agent_order_free.cuh"
 #include "reducelab/detail/agent_reduce.cuh"
+#include "reducelab/detail/launch.cuh"
 #include "reducelab/detail/workspace.hpp"
 #include "reducelab/reduce.hpp"
 
 namespace reducelab {
 namespace detail {
-
-// Blocks of `Kernel` (launched with kThreads threads) resident per multiprocessor, asked once
-// per device.
-template <auto Kernel>
-Status resident_blocks(int device, int* blocks) {
-  static std::atomic<int> cached[64];
-  if (device >= 0 && device < 64) {
-    const int c = cached[device].load(std::memory_order_relaxed);
-    if (c > 0) {
-      *blocks = c;
-      return {};
-    }
-  }
-  const cudaError_t e =
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, Kernel, kThreads, 0);
-  if (e != cudaSuccess) return cuda_status(e, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  if (*blocks < 1) *blocks = 1;
-  if (device >= 0 && device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
-  return {};
-}
-
-// Launches `kernel` on `stream`. With REDUCELAB_OVERLAP_LAUNCH (the default) the launch asks for
-// programmatic stream serialization: the kernel may start while the kernel before it in the
-// stream is still finishing, and waits (griddepcontrol.wait) before it reads anything.
-#ifndef REDUCELAB_OVERLAP_LAUNCH
-#define REDUCELAB_OVERLAP_LAUNCH 1
-#endif
-template <class... Params, class... Args>
-cudaError_t launch_kernel(void (*kernel)(Params...), unsigned grid, stream_t stream, Args... args) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(kThreads);
-  config.stream = stream;
-  cudaLaunchAttribute attribute[1];
-  if (REDUCELAB_OVERLAP_LAUNCH) {
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-  }
-  return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
-}
 
 template <class T, class Op>
 Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, stream_t stream,
