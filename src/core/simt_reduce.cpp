@@ -40,16 +40,14 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
   cfg.block = dim3(kThreads);
   if constexpr (exact_sum_v<T, Op>) {
     if (deterministic) {
-      DeviceBytes exact = device_bytes(kExactWords * sizeof(unsigned long long)),
-                  pairs = device_bytes(kPartialSlots * 2 * sizeof(double));
+      DeviceBytes exact = device_bytes(kExactWords * sizeof(unsigned long long));
       const std::uint64_t tiles = (n + Shape<T>::kTile - 1) / Shape<T>::kTile;
-      const std::uint64_t blocks = std::min<std::uint64_t>({tiles, grid != 0 ? grid : 64, kPartialSlots});
-      cfg.grid = dim3(static_cast<unsigned>(std::max<std::uint64_t>(1, blocks)));
+      cfg.grid = dim3(static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(tiles, grid != 0 ? grid : 64))));
       cfg.name = "reduceExact";
       const unsigned flags = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 ? kAligned : 0u;
       rl::launch(reduceExact<T, Out, std::is_same_v<Op, op::mean>>, cfg, static_cast<const T*>(in), n, flags,
-                 static_cast<unsigned long long*>(exact.get()), static_cast<double*>(pairs.get()),
-                 static_cast<unsigned*>(ticket.get()), static_cast<Out*>(output.get()));
+                 static_cast<unsigned long long*>(exact.get()), static_cast<unsigned*>(ticket.get()),
+                 static_cast<Out*>(output.get()));
       Out result;
       std::memcpy(static_cast<void*>(&result), output.get(), sizeof(Out));
       return result;

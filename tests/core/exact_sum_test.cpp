@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <cmath>
 #include <cstdio>
 #include <random>
 
@@ -143,87 +142,6 @@ void expect_short_spans_round_as_the_general_path(std::uint64_t seed) {
 TEST(ExactResult, FourToSixDigitsRoundAsTheGeneralPath) {
   expect_short_spans_round_as_the_general_path<float, float>(3);
   expect_short_spans_round_as_the_general_path<double, double>(4);
-}
-
-}  // namespace
-}  // namespace rltest
-
-namespace rltest {
-namespace {
-
-// A pair a + b rounded once (the kernels' path when nothing reached the digits) against the
-// digits' rounding of the same exact value, on random pairs and on pairs built around ties.
-template <class Out>
-Out digits_rounding(double a, double b) {
-  using X = detail::ExactTraits<double>;
-  std::array<std::int64_t, X::kDigits + 4> d{};
-  detail::add_to_digits(d.data(), a, X::kBase);
-  detail::add_to_digits(d.data(), b, X::kBase);
-  std::uint32_t words[X::kDigits + 8];
-  return detail::exact_result<double, Out>(d, detail::kSawNonNegZero, 1, words);
-}
-
-double random_double(std::mt19937_64& rng, int lo_exp, int hi_exp) {
-  const int e = lo_exp + static_cast<int>(rng() % static_cast<std::uint64_t>(hi_exp - lo_exp + 1));
-  const double m = static_cast<double>(rng() >> 11) * 0x1p-53;  // [0, 1), 53 bits
-  const double v = std::ldexp(1.0 + m, e);
-  return rng() % 2 ? -v : v;
-}
-
-template <class Out>
-void expect_pairs_round_as_the_digits(std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const int lo = std::is_same_v<Out, float> ? -160 : -1000, hi = std::is_same_v<Out, float> ? 130 : 1000;
-  int ties = 0;
-  for (int trial = 0; trial < 200000; ++trial) {
-    double a = random_double(rng, lo, hi), b = 0;
-    switch (rng() % 4) {
-      case 0: b = std::ldexp(random_double(rng, 0, 0), std::ilogb(a) - 53 - static_cast<int>(rng() % 12)); break;
-      case 1: b = random_double(rng, lo, hi); break;
-      case 2: {  // a on a tie of Out (float: halfway between two floats), b tiny of either sign or 0
-        if constexpr (std::is_same_v<Out, float>) {
-          const float f = static_cast<float>(std::fabs(a));
-          if (!std::isfinite(f) || f == 0) continue;
-          const double next = static_cast<double>(std::nextafterf(f, INFINITY));
-          const double mid = (static_cast<double>(f) + (std::isinf(next) ? 0x1p128 : next)) / 2;
-          a = a < 0 ? -mid : mid;
-          ++ties;
-        }
-        const int pick = static_cast<int>(rng() % 4);
-        b = pick == 0 ? 0.0 : pick == 1 ? 0x1p-1074 : pick == 2 ? std::ldexp(1.0, std::ilogb(a) - 60) : std::ldexp(1.0, std::ilogb(a) - 53);
-        if (rng() % 2) b = -b;
-        break;
-      }
-      default: b = -a + std::ldexp(random_double(rng, 0, 0), std::ilogb(a) - static_cast<int>(rng() % 60)); break;
-    }
-    if (!std::isfinite(a + b)) continue;
-    const Out got = detail::round_pair<Out>(a, b), want = digits_rounding<Out>(a, b);
-    ASSERT_TRUE(same_result(got, want)) << "trial " << trial << ": " << std::hexfloat << a << " + " << b << " gave " << got
-                                        << ", the digits " << want;
-  }
-  if constexpr (std::is_same_v<Out, float>) EXPECT_GT(ties, 10000);
-}
-
-TEST(RoundPair, FloatAsTheDigits) { expect_pairs_round_as_the_digits<float>(5); }
-TEST(RoundPair, DoubleAsTheDigits) { expect_pairs_round_as_the_digits<double>(6); }
-
-TEST(RoundPair, TiesAndTheirNeighbours) {
-  // 1 + 2^-24 is halfway between 1 and the next float: even (1) on a tie, else e's side.
-  EXPECT_EQ(detail::round_pair<float>(1.0 + 0x1p-24, 0.0), 1.0f);
-  EXPECT_EQ(detail::round_pair<float>(1.0 + 0x1p-24, 0x1p-80), 1.0f + 0x1p-23f);
-  EXPECT_EQ(detail::round_pair<float>(1.0 + 0x1p-24, -0x1p-80), 1.0f);
-  EXPECT_EQ(detail::round_pair<float>(1.0 + 3 * 0x1p-24, -0x1p-80), 1.0f + 0x1p-23f);
-  // Subnormal floats: 3 * 2^-150 is halfway between 2^-149 and 2^-148.
-  EXPECT_TRUE(detail::is_float_midpoint(3 * 0x1p-150));
-  EXPECT_FALSE(detail::is_float_midpoint(0x1p-149));
-  EXPECT_EQ(detail::round_pair<float>(3 * 0x1p-150, -0x1p-1074), 0x1p-149f);
-  // Halfway between FLT_MAX and 2^128: a tie goes to infinity, anything below to FLT_MAX.
-  const double top = 0x1p128 - 0x1p103;
-  EXPECT_TRUE(std::isinf(detail::round_pair<float>(top, 0.0)));
-  EXPECT_EQ(detail::round_pair<float>(top, -0x1p40), std::numeric_limits<float>::max());
-  // The sign of zero: -0 alone stays -0; x + (-x) is +0.
-  EXPECT_TRUE(std::signbit(detail::round_pair<float>(-0.0, 0.0)));
-  EXPECT_FALSE(std::signbit(detail::round_pair<double>(0x1p-60, -0x1p-60)));
 }
 
 }  // namespace

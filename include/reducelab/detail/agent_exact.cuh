@@ -1,7 +1,7 @@
 #pragma once
 // The kernel of reducelab's exact floating-point sums and means (exact_sum.cuh has the
 // arithmetic). One launch:
-//   1. each block walks its own equal run of the array in 32 KiB tiles; each thread
+//   1. blocks walk the tiles of the array (a grid-stride loop over 32 KiB tiles); each thread
 //      sums its part of a tile in double when that is exact (the exponents lie close together),
 //      and carries the running total as a TwoSum pair; what the pair cannot hold exactly goes to
 //      the block's digits in shared memory (integer atomics);
@@ -26,8 +26,6 @@ inline constexpr unsigned kExactWords = kMaxExactDigits + 1;
 // A block moves its shared digits to global memory at least every kFlushTiles tiles, so no
 // int64 digit can overflow: <= 2^24 elements between flushes, each adding < 9 pieces of < 2^32.
 inline constexpr std::uint64_t kFlushTiles = 2048;
-// The fewest rows a block of the exact kernel takes when the array leaves a choice.
-inline constexpr std::uint64_t kExactRowsPerBlock = 4;
 
 template <class T>
 struct ExactBits;  // the magnitude bits of a 16- or 32-bit floating-point element
@@ -305,193 +303,73 @@ __device__ __forceinline__ void write_result(rl::smem<unsigned long long> digits
   }
 }
 
-// The rows of the array, split evenly over the grid: block b sums elements [begin, end).
-struct Span {
-  std::uint64_t begin, end;
-};
-template <class T>
-__device__ __forceinline__ Span block_span(std::uint64_t n) {
-  constexpr std::uint64_t kRow = Shape<T>::kRow;
-  const std::uint64_t rows = (n + kRow - 1) / kRow;
-  const std::uint64_t per_block = (rows + gridDim.x - 1) / gridDim.x;
-  const std::uint64_t first = std::min<std::uint64_t>(blockIdx.x * per_block, rows);
-  const std::uint64_t last = std::min<std::uint64_t>(first + per_block, rows);
-  return {first * kRow, std::min<std::uint64_t>(last * kRow, n)};
-}
-
-// Folds every thread's carry into thread 0's, exactly: pairs travel down a shuffle tree in each
-// warp (a lane merges the pair of the lane `offset` above it), the warps' pairs meet in shared
-// memory (`pairs`, 2 * kWarps doubles) and warp 0 folds them the same way. What a pair cannot
-// hold goes to `spill` (the block's digits). Flags are not carried (the caller ORs them).
-template <class Spill>
-__device__ __forceinline__ ExactCarry block_fold_exact(ExactCarry c, rl::smem<double> pairs, const Spill& spill) {
-  constexpr unsigned kAll = 0xffffffffu;
-  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  c.flags = 0;
-#pragma unroll
-  for (unsigned offset = 16; offset > 0; offset >>= 1) {
-    ExactCarry o;
-    o.a = __shfl_down_sync(kAll, c.a, offset);
-    o.b = __shfl_down_sync(kAll, c.b, offset);
-    if (lane < offset) c.merge(o, spill);
-  }
-  if (lane == 0) {
-    pairs[2 * warp] = c.a;
-    pairs[2 * warp + 1] = c.b;
-  }
-  __syncthreads();
-  if (warp == 0) {
-    c = ExactCarry{};
-    if (lane < kWarps) {
-      c.a = pairs[2 * lane];
-      c.b = pairs[2 * lane + 1];
-    }
-#pragma unroll
-    for (unsigned offset = kWarps / 2; offset > 0; offset >>= 1) {
-      ExactCarry o;
-      o.a = __shfl_down_sync(kAll, c.a, offset);
-      o.b = __shfl_down_sync(kAll, c.b, offset);
-      if (lane < offset) c.merge(o, spill);
-    }
-  }
-  return c;
-}
-
-// Whether any of the block's kD digits is non-zero; the whole block calls it (it is a barrier).
-template <class T>
-__device__ __forceinline__ bool digits_in_use(rl::smem<unsigned long long> digits) {
-  constexpr int kD = ExactTraits<T>::kDigits;
-  bool mine = false;
-  if (threadIdx.x < static_cast<unsigned>(kD)) {
-    const unsigned long long v = digits[threadIdx.x];
-    mine = v != 0ull;
-  }
-  return __syncthreads_or(mine ? 1 : 0) != 0;
-}
-
-// The block's answer from its pair `total` (thread 0's) and flags, with its digits in shared
-// memory (and the launch's, when `spilled`, already added into them by the caller). Rounds the
-// pair directly when nothing reached the digits and no division is needed; else the pair joins
-// the digits and they are rounded. The whole block calls it, with the same `flags`.
-template <class T, class Out, bool kMean>
-__device__ __forceinline__ void finish_exact(const ExactCarry& total, unsigned flags, std::uint64_t n,
-                                             rl::smem<unsigned long long> digits, rl::smem<unsigned> span,
-                                             rl::gmem<Out> output) {
-  constexpr unsigned kSpecial = kSawNaN | kSawPosInf | kSawNegInf;
-  if (!kMean && (flags & kSpilled) == 0) {
-    if (threadIdx.x == 0) {
-      std::uint32_t none[1];
-      output[0] = n == 0                  ? Out(0)  // the empty sum is +0
-                  : (flags & kSpecial) != 0 ? exact_result<T, Out>(digits, -1, -1, flags, 1, none)
-                                            : round_pair<Out>(total.a, total.b);
-    }
-    return;
-  }
-  if (threadIdx.x == 0) {
-    const BlockDigits<T> spill{digits};
-    if (total.b != 0) spill(total.b);
-    spill(total.a);
-  }
-  const bool only_negative_zeros = total.a == 0 && (bits_of_double(total.a) >> 63) != 0 && total.b == 0;
-  if (threadIdx.x == 0 && !only_negative_zeros) span[3] = kSawNonNegZero;
-  __syncthreads();
-  write_result<T, Out, kMean>(digits, flags | span[3], n, span, output);
-}
-
 // reduceExact — see the file comment. Out is float or double; kMean divides by n before the
-// one rounding. `exact` (kExactWords words) and `ticket` are zero before and after a launch;
-// `pairs` holds one pair (two doubles) per block.
+// one rounding. `exact` (kExactWords words) and `ticket` are zero before and after a launch.
 template <class T, class Out, bool kMean>
 __global__ void __launch_bounds__(kThreads)
     reduceExact(rl::gmem<const T> input, std::uint64_t n, unsigned flags, rl::gmem<unsigned long long> exact,
-                rl::gmem<double> pairs, rl::gmem<unsigned> ticket, rl::gmem<Out> output) {
+                rl::gmem<unsigned> ticket, rl::gmem<Out> output) {
   constexpr int kD = ExactTraits<T>::kDigits;
   constexpr std::uint64_t kTile = Shape<T>::kTile;
   __shared__ unsigned long long digit_storage[kD];
   rl::smem<unsigned long long> digits = digit_storage;
-  __shared__ double pair_storage[2 * kWarps];
-  rl::smem<double> warp_pairs = pair_storage;
-  __shared__ unsigned misc_storage[6];  // the block's flags, whether it is the last block, digit masks, non-zero seen
+  __shared__ unsigned misc_storage[5];  // the block's flags, whether it is the last block, digit masks
   rl::smem<unsigned> misc = misc_storage;
   if (threadIdx.x < static_cast<unsigned>(kD)) digits[threadIdx.x] = 0ull;
-  if (threadIdx.x == 0) {
-    misc[0] = 0u;
-    misc[5] = 0u;
-  }
+  if (threadIdx.x == 0) misc[0] = 0u;
   __syncthreads();
   wait_for_producer();
 
   const bool aligned = (flags & kAligned) != 0;
   const BlockDigits<T> spill{digits};
   ExactCarry carry, odd;  // odd: double's second pair (fold_tile_exact)
-  // Each block takes an equal run of whole rows (one 16-byte vector per thread), so every block
-  // has the same work whatever the size: whole tiles striped over the grid left the last round a
-  // fraction full (2^26 halves: 4096 tiles over 660 blocks, 6.2 rounds in the time of 7).
-  const Span span = block_span<T>(n);
+  const std::uint64_t tiles = (n + kTile - 1) / kTile;
   std::uint64_t since_flush = 0;
-  bool flushed = false;  // whether this block's digits ever reached the launch's
-  for (std::uint64_t t = span.begin; t < span.end; t += kTile) {
-    fold_tile_exact<T>(input, t, span.end, aligned, carry, odd, spill);
+  bool flushed = false;
+  for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    fold_tile_exact<T>(input, t * kTile, n, aligned, carry, odd, spill);
     if (++since_flush == kFlushTiles) {  // the same count in every thread of the block
       since_flush = 0;
-      if (digits_in_use<T>(digits)) {
-        flushed = true;
-        flush_digits<T>(digits, exact);
-        __syncthreads();
-      }
+      flushed = true;
+      __syncthreads();
+      flush_digits<T>(digits, exact);
+      __syncthreads();
     }
   }
   let_consumer_start();
   if constexpr (std::is_same_v<T, double>) carry.merge(odd, spill);
-  if (carry.flags != 0) atomicOr(&misc[0], carry.flags);  // rare: infinities or NaN
-  ExactCarry total = block_fold_exact(carry, warp_pairs, spill);
-  // Something in the digits (a spill, rare) sends the launch's answer through them.
-  const bool spilled = digits_in_use<T>(digits) || flushed;  // a barrier: misc[0] is complete
-  const unsigned block_flags = misc[0] | (spilled ? kSpilled | kSawNonNegZero : 0u);
-  if (gridDim.x == 1 && !flushed) {  // one block (small n): its pair and digits are the answer
-    finish_exact<T, Out, kMean>(total, block_flags, n, digits, misc + 2, output);
+  const unsigned seen = warp_finish<T>(carry, digits);
+  if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
+  __syncthreads();
+  if (gridDim.x == 1 && !flushed) {  // one block (small n): its digits are the answer
+    const unsigned seen_flags = misc[0];
+    write_result<T, Out, kMean>(digits, seen_flags, n, misc + 2, output);
     return;
   }
-  if (spilled) flush_digits<T>(digits, exact);
-  if (threadIdx.x == 0) {
-    pairs[2 * blockIdx.x] = total.a;
-    pairs[2 * blockIdx.x + 1] = total.b;
-    if (block_flags != 0) atomicOr(&exact[kMaxExactDigits], static_cast<unsigned long long>(block_flags));
-  }
+  flush_digits<T>(digits, exact);
+  if (threadIdx.x == 0 && misc[0] != 0) atomicOr(&exact[kMaxExactDigits], static_cast<unsigned long long>(misc[0]));
   // The barrier orders every thread's digit atomics before thread 0's ticket, whose release
   // half (take_ticket) makes them visible to the last block before it sees the ticket: no fence
   // in each of the kD threads (each waited for its own atomics to reach L2).
   __syncthreads();
-  if (threadIdx.x == 0) misc[1] = take_ticket(ticket) == gridDim.x - 1 ? 1u : 0u;
-  __syncthreads();
-  if (misc[1] == 0) return;  // uniform across the block
 
-  // The last block: fold the blocks' pairs (its own digits are zero: flushed above or unused),
-  // then round the pair, or the launch's digits with the pair added when anything was spilled.
-  ExactCarry mine;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kThreads) {
-    ExactCarry other;
-    other.a = load_other_block(pairs, 2ull * b);
-    other.b = load_other_block(pairs, 2ull * b + 1);
-    mine.merge(other, spill);
-  }
-  if (threadIdx.x == 0) misc[0] = static_cast<unsigned>(load_other_block(exact, kMaxExactDigits));
-  total = block_fold_exact(mine, warp_pairs, spill);
-  const bool spilled_here = digits_in_use<T>(digits);  // a barrier: misc[0] is visible
-  unsigned launch_flags = misc[0] | (spilled_here ? kSpilled | kSawNonNegZero : 0u);
-  if (launch_flags & kSpilled) {
-    if (threadIdx.x < static_cast<unsigned>(kD)) {
-      const unsigned long long launch_digit = load_other_block(exact, threadIdx.x);
-      digits[threadIdx.x] += launch_digit;
-      exact[threadIdx.x] = 0ull;
-    }
+  if (gridDim.x > 1) {
+    if (threadIdx.x == 0) misc[1] = take_ticket(ticket) == gridDim.x - 1 ? 1u : 0u;
     __syncthreads();
+    const unsigned last = misc[1];
+    if (last == 0) return;  // uniform across the block
   }
+  // The last block: read the launch's digits, round once, zero them for the next launch.
+  if (threadIdx.x < static_cast<unsigned>(kD)) digits[threadIdx.x] = load_other_block(exact, threadIdx.x);
+  if (threadIdx.x == 0) misc[0] = static_cast<unsigned>(load_other_block(exact, kMaxExactDigits));
+  __syncthreads();
+  const unsigned seen_flags = misc[0];
+  if (threadIdx.x < static_cast<unsigned>(kD)) exact[threadIdx.x] = 0ull;
   if (threadIdx.x == 0) {
-    if (misc[0] != 0) exact[kMaxExactDigits] = 0ull;
+    exact[kMaxExactDigits] = 0ull;
     ticket[0] = 0u;
   }
-  finish_exact<T, Out, kMean>(total, launch_flags, n, digits, misc + 2, output);
+  write_result<T, Out, kMean>(digits, seen_flags, n, misc + 2, output);
 }
 
 }  // namespace reducelab::detail

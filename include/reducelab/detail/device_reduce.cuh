@@ -40,14 +40,11 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
       using Out = result_t<T, Op>;
       constexpr auto kernel = reduceExact<T, Out, std::is_same_v<Op, op::mean>>;
       if (Status s = resident_blocks<kernel>(device, &per_sm); !s) return s;
-      // At least kExactRowsPerBlock rows (16-byte vectors of every thread) per block: small
-      // arrays get fewer, fuller blocks; large ones every resident slot.
-      const std::uint64_t runs = (n + Shape<T>::kRow * kExactRowsPerBlock - 1) / (Shape<T>::kRow * kExactRowsPerBlock);
+      const std::uint64_t tiles = (n + Shape<T>::kTile - 1) / Shape<T>::kTile;
       const std::uint64_t slots = options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm;
-      const auto grid = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min(runs, slots), 1, kPartialSlots));
+      const auto grid = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min(tiles, slots), 1, 1u << 20));
       const unsigned flags = reinterpret_cast<std::uintptr_t>(input) % 16 == 0 ? kAligned : 0u;
-      const cudaError_t e = launch_kernel(kernel, grid, stream, input, n, flags, ws.exact,
-                                          static_cast<double*>(ws.partials), ws.ticket, output);
+      const cudaError_t e = launch_kernel(kernel, grid, stream, input, n, flags, ws.exact, ws.ticket, output);
       if (e != cudaSuccess) return cuda_status(e, "launching reduceExact");
       return {};
     }

@@ -66,7 +66,6 @@ enum : unsigned {
   kSawPosInf = 2u,
   kSawNegInf = 4u,
   kSawNonNegZero = 8u,  // an element other than -0: an exact zero sum is then +0, else -0
-  kSpilled = 16u,       // something reached the digits: the answer must come from them
 };
 
 RL_HD_INLINE std::uint64_t bits_of_double(double d) {
@@ -194,38 +193,6 @@ struct ExactCarry {
     return flags | (only_negative_zeros ? 0u : kSawNonNegZero);
   }
 };
-
-// ---- rounding a pair once -------------------------------------------------------------------
-
-// Whether the finite double s lies exactly halfway between two neighbouring floats. From 2^-126
-// up, floats keep 23 of the double's 52 fraction bits: halfway means the 29 dropped bits are
-// 1000...0. Below, floats are the multiples of 2^-149, and halfway points the odd multiples of 2^-150.
-RL_HD_INLINE bool is_float_midpoint(double s) {
-  const std::uint64_t u = bits_of_double(s) & 0x7fffffffffffffffull;
-  if ((u >> 52) >= 1023u - 126u) return (u & 0x1fffffffull) == 0x10000000ull;
-  const double t = fabs(s) * 0x1p150;  // exact: a power-of-two scaling, |t| < 2^24
-  return t == floor(t) && fmod(t, 2.0) == 1.0;
-}
-
-// The exact value a + b of two finite doubles rounded once to Out (float or double), to nearest,
-// ties to even. TwoSum gives s = a + b rounded to double, which is the answer for double, and the
-// exact rest e. For float, rounding s again is right unless s sits exactly on a tie between two
-// floats and e says which side the exact value lies: then the neighbouring double on e's side
-// (no double lies between it and the exact value) rounds the right way. A zero b keeps the
-// sign of a zero a (an all -0 input sums to -0).
-template <class Out>
-RL_HD_INLINE Out round_pair(double a, double b) {
-  if (b == 0) return static_cast<Out>(a);
-  double s, e;
-  two_sum(a, b, s, e);
-  if constexpr (std::is_same_v<Out, double>) {
-    return s;  // an overflow gives the infinity of the sign, as rounding the exact value would
-  } else {
-    if (e != 0 && finite_double(s) && is_float_midpoint(s))
-      s = nextafter(s, e > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity());
-    return static_cast<Out>(s);
-  }
-}
 
 // ---- rounding the digits once ---------------------------------------------------------------
 
