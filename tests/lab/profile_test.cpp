@@ -4,11 +4,13 @@
 
 #include <cstdlib>
 #include <set>
+#include <sstream>
 
 #include "fmt/format.h"
 #include "lab/errors.hpp"
 #include "lab/explain.hpp"
 #include "lab/profile.hpp"
+#include "lab/report.hpp"
 
 namespace {
 using namespace rl;
@@ -288,6 +290,57 @@ TEST(ProfileStalls, RejectedMetricsAreTheOnesNcuNames) {
   EXPECT_EQ(lab::rejected_metrics(out, asked),
             (std::vector<std::string>{"smsp__warp_issue_stalled_misc_per_warp_active.pct", "dram__bytes_read.sum.per_second"}));
   EXPECT_TRUE(lab::rejected_metrics("==PROF== Disconnected\n", asked).empty());
+}
+
+}  // namespace
+
+namespace {
+using namespace rl;
+
+// What print_profile shows of --compare and --stalls: the "N/M metrics equal" line (the ncu-only
+// row left out of M), whole numbers for counts, and the warp states with their words.
+TEST(ProfilePrint, CompareSummaryAndStalls) {
+  lab::ProfileReport r;
+  r.plan.kernels = {gallery::find("bc-add")};
+  r.plan.n = 2048;
+  r.plan.block = 256;
+  r.device = "NVIDIA H200";
+  r.compared = true;
+  r.simt_status = "ok";
+  lab::ComparedCount same{"global sectors (32 bytes)", "a + b", 264.0, 264.0, true, true, false, ""};
+  lab::ComparedCount other{"shared instructions (warp accesses)", "c + d", 360.0, 361.0, true, false, false, ""};
+  lab::ComparedCount lanes{"lanes per shared load instruction", "t / w", 4088.0 / 200, 4088.0 / 200, true, true, true, "n"};
+  lab::ComparedCount only{"thread instructions per warp instruction (every instruction)", "r", std::nullopt, 21.7,
+                          false, false, true, "ncu only: why"};
+  r.comparison = {same, other, lanes, only};
+  r.stalled = true;
+  r.stalls.reasons = {{"barrier", 34.4}, {"long_scoreboard", 20.0}};
+  r.stalls.achieved_occupancy_pct = 91.0;
+  r.stalls.theoretical_occupancy_pct = 100.0;
+  r.stalls.dram_read_bytes = 8192;
+  r.stalls.dram_write_bytes = 8192;
+  std::ostringstream table;
+  lab::print_profile(r, lab::Format::table, table);
+  const std::string t = table.str();
+  EXPECT_NE(t.find("2/3 metrics equal"), std::string::npos) << t;
+  EXPECT_NE(t.find("DIFFERENT"), std::string::npos) << t;
+  EXPECT_NE(t.find("ncu only"), std::string::npos) << t;
+  EXPECT_NE(t.find("20.440"), std::string::npos) << t;  // 4088 / 200
+  EXPECT_EQ(t.find("264.000"), std::string::npos) << t;
+  EXPECT_NE(t.find("34.4%"), std::string::npos) << t;
+  EXPECT_NE(t.find("at a barrier (__syncthreads)"), std::string::npos) << t;
+  EXPECT_NE(t.find("achieved occupancy 91.0% of the SM's warps (theoretical 100.0%)"), std::string::npos) << t;
+  EXPECT_NE(t.find("= 2.00 x the input's 8192 bytes"), std::string::npos) << t;
+
+  std::ostringstream json;
+  lab::print_profile(r, lab::Format::json, json);
+  const auto j = nlohmann::json::parse(json.str());
+  EXPECT_EQ(j["compare"]["equal"], 2);
+  EXPECT_EQ(j["compare"]["comparable"], 3);
+  EXPECT_EQ(j["compare"]["counts"][3]["equal"], nullptr);
+  EXPECT_EQ(j["stalls"]["reasons"][0]["reason"], "barrier");
+  EXPECT_DOUBLE_EQ(j["stalls"]["reasons"][0]["pct_of_warp_time"].get<double>(), 34.4);
+  EXPECT_EQ(j["params"]["stalls"], true);
 }
 
 }  // namespace
