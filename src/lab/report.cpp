@@ -807,14 +807,17 @@ void print_littles_law(const LittlesReport& r, Format f, std::ostream& out) {
     return;
   }
   std::vector<std::string> header = {"kernel", "bytes in flight / SM", "predicted GB/s", "measured GB/s",
-                                     "measured / predicted", "DRAM bytes / input byte", "L1 bytes / input byte (SIMT)",
-                                     "warp time (largest states)", "cause"};
+                                     "measured / predicted", "DRAM bytes / input byte", "predicted over DRAM traffic",
+                                     "L1 bytes / input byte (SIMT)", "warp time (largest states)", "cause"};
   std::vector<std::vector<std::string>> rows;
   for (const auto& x : r.rows) {
     std::string ratio = x.ratio ? fmt::format("{:.2f}{}", *x.ratio, x.within ? "" : " (outside " + tol + ")") : "n/a";
     std::string cause = !x.predicted ? "no prediction" : x.within ? "-" : fmt::format("{}: {}", name(x.cause), x.cause_text);
+    std::string traffic = x.traffic_predicted_gb_per_s
+                              ? fmt::format("{:.0f} ({:.2f})", *x.traffic_predicted_gb_per_s, *x.traffic_ratio)
+                              : "-";
     rows.push_back({x.kernel, opt(x.bytes_in_flight_per_sm, 0), opt(x.predicted_gb_per_s, 0),
-                    fmt::format("{:.0f}", x.measured_gb_per_s), ratio, opt(x.dram_bytes_per_input_byte, 2),
+                    fmt::format("{:.0f}", x.measured_gb_per_s), ratio, opt(x.dram_bytes_per_input_byte, 2), traffic,
                     opt(x.l1_bytes_per_input_byte, 2), states(x), cause});
   }
   if (f == Format::csv) {
@@ -834,7 +837,7 @@ void print_littles_law(const LittlesReport& r, Format f, std::ostream& out) {
   out << "|";
   for (const auto& h : header) out << ' ' << h << " |";
   out << "\n|";
-  for (std::size_t i = 0; i < header.size(); ++i) out << (i == 0 || i >= 7 ? " --- |" : " ---: |");
+  for (std::size_t i = 0; i < header.size(); ++i) out << (i == 0 || i >= 8 ? " --- |" : " ---: |");
   out << '\n';
   for (const auto& row : rows) {
     out << "|";

@@ -174,7 +174,9 @@ TEST(LittlesLaw, TableFromRunAndProfileJson) {
   lab::print_littles_law(rep, lab::Format::table, table);
   const std::string t = table.str();
   EXPECT_NE(t.find("| kernel | bytes in flight / SM |"), std::string::npos) << t;
-  EXPECT_NE(t.find("| neighbored | 16384 | 4451 | 575 | 0.13 (outside +-25%) |"), std::string::npos) << t;
+  EXPECT_NE(t.find("| neighbored | 16384 | 4451 | 575 | 0.13 (outside +-25%) | 2.00 | 2226 (0.26) | - |"),
+            std::string::npos)
+      << t;
   EXPECT_NE(t.find("| vectorized | 32768 | 4411 | 3843 | 0.87 |"), std::string::npos) << t;
   EXPECT_NE(t.find("barriers: 41% of warp time at a barrier"), std::string::npos) << t;
   EXPECT_NE(t.find("2 of 3 predicted rows outside +-25% (1 barriers, 1 not measured)"), std::string::npos) << t;
