@@ -371,20 +371,25 @@ StallBreakdown stall_breakdown(const NcuKernel& k) {
 std::vector<std::string> rejected_metrics(std::string_view output, const std::vector<std::string>& asked) {
   std::vector<std::string> out;
   auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  // Whether `name` stands in `line` as a whole word: not inside a longer name, though it may end a
+  // sentence with a period.
+  auto names = [&](std::string_view line, std::string_view name) {
+    for (auto at = line.find(name); at != std::string_view::npos; at = line.find(name, at + 1)) {
+      const std::size_t end = at + name.size();
+      const bool starts = at == 0 || !name_char(line[at - 1]);
+      const bool ends = end == line.size() || !name_char(line[end]) ||
+                        (line[end] == '.' && (end + 1 == line.size() || !name_char(line[end + 1])));
+      if (starts && ends) return true;
+    }
+    return false;
+  };
   for (auto line : lines_of(output)) {
     if (line.find("==ERROR==") == std::string_view::npos) continue;
     for (const auto& m : asked) {
-      for (auto at = line.find(m); at != std::string_view::npos; at = line.find(m, at + 1)) {
-        const bool starts = at == 0 || !name_char(line[at - 1]);
-        const std::size_t end = at + m.size();
-        // A name is followed by a non-name character, or ends a sentence with a period.
-        const bool ends = end == line.size() || !name_char(line[end]) ||
-                          (line[end] == '.' && (end + 1 == line.size() || !name_char(line[end + 1])));
-        if (starts && ends) {
-          if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
-          break;
-        }
-      }
+      if (std::find(out.begin(), out.end(), m) != out.end()) continue;
+      // The full name, or its base without the rollup (ncu may name either).
+      const std::string_view base = std::string_view(m).substr(0, m.find('.'));
+      if (names(line, m) || (base.size() < m.size() && names(line, base))) out.push_back(m);
     }
   }
   return out;

@@ -290,6 +290,11 @@ TEST(ProfileStalls, RejectedMetricsAreTheOnesNcuNames) {
   EXPECT_EQ(lab::rejected_metrics(out, asked),
             (std::vector<std::string>{"smsp__warp_issue_stalled_misc_per_warp_active.pct", "dram__bytes_read.sum.per_second"}));
   EXPECT_TRUE(lab::rejected_metrics("==PROF== Disconnected\n", asked).empty());
+  // Named without its rollup, in quotes: still that metric (and only that one).
+  EXPECT_EQ(lab::rejected_metrics("==ERROR== Metric 'smsp__warp_issue_stalled_misc_per_warp_active' not found\n", asked),
+            std::vector<std::string>{"smsp__warp_issue_stalled_misc_per_warp_active.pct"});
+  // A name on a line that is not an error is not a rejection.
+  EXPECT_TRUE(lab::rejected_metrics("gpu__time_duration.sum 1,234\n", asked).empty());
 }
 
 }  // namespace
