@@ -110,7 +110,7 @@ namespace {
 
 
 // Little's law for the row, from the occupancy of the launch that reads the input: the one with the
-// most threads, helpers aside (the atomic kernels launch a one-thread initialisation first, and the
+// most threads, helpers aside (the atomic kernels launch a one-block init_identity first, and the
 // final passes are smaller).
 void predict(Row& row, const gallery::Entry& e, const Plan& plan, const std::vector<LaunchRecord>& launches,
              const DeviceInfo& info, const MemoryLatency& latency, double ceiling) {
