@@ -26,14 +26,13 @@ lab::StallBreakdown states(std::vector<lab::StallShare> reasons, double achieved
 }
 
 lab::LittlesInput input(double measured, double predicted, std::optional<lab::StallBreakdown> s = std::nullopt) {
-  lab::LittlesInput in;
-  in.kernel = "k";
-  in.measured_gb_per_s = measured;
-  in.predicted_gb_per_s = predicted;
-  in.bytes_in_flight_per_sm = 16384;
-  in.input_bytes = 1000;
-  in.stalls = std::move(s);
-  return in;
+  return lab::LittlesInput{.kernel = "k",
+                           .measured_gb_per_s = measured,
+                           .predicted_gb_per_s = predicted,
+                           .bytes_in_flight_per_sm = 16384,
+                           .input_bytes = 1000,
+                           .stalls = std::move(s),
+                           .l1_bytes_per_input_byte = std::nullopt};
 }
 
 TEST(LittlesLaw, InsideTheToleranceOnBothEdges) {
