@@ -4,6 +4,7 @@
 #include <atomic>
 #include <bit>
 #include <functional>
+#include <utility>
 #include <set>
 #include <stdexcept>
 #include <string_view>
@@ -31,6 +32,11 @@ void StepCounts::add(const StepCounts& o) {
   shared_accesses += o.shared_accesses;
   shared_wavefronts += o.shared_wavefronts;
   bank_conflict_ways = std::max(bank_conflict_ways, o.bank_conflict_ways);
+  for (auto [mine, theirs] : {std::pair{&global_loads, &o.global_loads}, std::pair{&global_stores, &o.global_stores},
+                              std::pair{&shared_loads, &o.shared_loads}, std::pair{&shared_stores, &o.shared_stores}}) {
+    mine->accesses += theirs->accesses;
+    mine->lanes += theirs->lanes;
+  }
 }
 
 void StepCounts::finish() {
@@ -121,6 +127,13 @@ Counts Recorder::counts() const {
     a.bytes = access.bytes;
     for (std::uintptr_t address : access.addresses) a.lanes.push_back(LaneAddress{0, address});
     measure(a);
+    // Lanes that took part: a lane counts once however many of its events fell into the access.
+    std::uint32_t lanes = 0;
+    for (unsigned lane : access.lanes) lanes |= 1u << (lane & 31u);
+    StepCounts::ClassCounts& cls = key.shared ? (access.write ? s.shared_stores : s.shared_loads)
+                                              : (access.write ? s.global_stores : s.global_loads);
+    cls.accesses += 1;
+    cls.lanes += static_cast<unsigned>(std::popcount(lanes));
     if (!key.shared) {
       s.global_accesses += 1;
       s.global_requests += a.lines;

@@ -35,6 +35,14 @@ struct StepCounts {
   std::uint64_t shared_accesses = 0;  // warp-wide shared loads and stores
   std::uint64_t shared_wavefronts = 0;  // sum of each access's ways (1 when conflict-free)
   unsigned bank_conflict_ways = 0;    // the worst access's ways (1: none; 0: no shared access)
+  // The accesses above split into loads and stores (an access is a store when a lane wrote), each
+  // with the lanes that made it: per instruction class, what Nsight Compute's warp-level and
+  // thread-level SASS counters count.
+  struct ClassCounts {
+    std::uint64_t accesses = 0;  // warp-wide instructions
+    std::uint64_t lanes = 0;     // the lanes that took part, summed over them
+  };
+  ClassCounts global_loads, global_stores, shared_loads, shared_stores;
 
   void add(const StepCounts& o);  // sums, and the max for bank_conflict_ways
   void finish();                  // lane_slots and simd_utilization from the sums

@@ -271,6 +271,25 @@ int run_cli(int argc, char** argv) {
   profile->add_flag("--compare", pcompare,
                     "also run the launch on the SIMT backend and set its counts beside ncu's, each marked equal or not "
                     "(n <= 2^20)");
+  bool pstalls = false;
+  profile->add_flag("--stalls", pstalls,
+                    "also collect where the warps' time goes (ncu's warp states as % of warp time), achieved "
+                    "occupancy and DRAM bytes: the measured causes for docs/littles-law.md");
+
+  auto* littles = app.add_subcommand(
+      "littles-law", "Little's law per kernel from a GPU run's JSON and `profile --stalls` JSON files: predicted "
+                     "against measured GB/s, each row outside the tolerance named with its measured cause");
+  std::string lrun, lformat = "table", lsimt_n_text = "65536";
+  std::vector<std::string> lprofiles;
+  double ltolerance = 0.25;
+  littles->add_option("--run", lrun, "FILE: `reducelab run --backend cuda --format json` output")->required();
+  littles->add_option("--profiles", lprofiles, "FILE...: `reducelab profile KERNEL --stalls --format json` outputs");
+  littles->add_option("--simt-n", lsimt_n_text,
+                      "count each kernel's L1 traffic per input byte on the SIMT backend at this n (0: skip)")
+      ->capture_default_str();
+  littles->add_option("--tolerance", ltolerance, "a row is inside when measured/predicted is within 1 +- this")
+      ->capture_default_str();
+  littles->add_option("--format", lformat, "table (Markdown), csv or json")->capture_default_str();
 
   auto* demos = app.add_subcommand(
       "demos", "seed 002's divergence (mathKernel1/2, branch-free) and block-shape (sumMatrixOnGPU2D) experiments: "
@@ -457,6 +476,22 @@ int run_cli(int argc, char** argv) {
     }
     return 0;
   }
+  if (*littles) {
+    const auto fmt_choice = parse_format(lformat);
+    auto slurp = [](const std::string& path, const char* flag) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw UsageError(fmt::format("{} {}: cannot read the file", flag, path));
+      std::stringstream ss;
+      ss << in.rdbuf();
+      return ss.str();
+    };
+    std::vector<std::string> profiles;
+    for (const auto& p : lprofiles) profiles.push_back(slurp(p, "--profiles"));
+    const std::uint64_t simt_n = lsimt_n_text == "0" ? 0 : parse_size("--simt-n", lsimt_n_text);
+    lab::print_littles_law(lab::littles_law_report(slurp(lrun, "--run"), profiles, simt_n, ltolerance), fmt_choice,
+                           std::cout);
+    return 0;
+  }
   if (*profile) {
     lab::Plan plan;
     bool all = false;
@@ -472,7 +507,7 @@ int run_cli(int argc, char** argv) {
     const auto fmt_choice = parse_format(pformat);
     if (choice == lab::BackendChoice::simt)
       throw UsageError("profile --backend simt: ncu reads a GPU's counters; the emulator's counts are `reducelab explain`");
-    lab::print_profile(lab::profile(plan, pcompare), fmt_choice, std::cout);
+    lab::print_profile(lab::profile(plan, pcompare, pstalls), fmt_choice, std::cout);
     return 0;
   }
   if (*demos) {

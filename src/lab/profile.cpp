@@ -4,6 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ostream>
@@ -48,29 +51,58 @@ std::string ncu_metric_list() {
 
 namespace {
 
+// A count both sides take: the ncu metrics summed, and the SIMT counter beside them.
 struct CompareSpec {
   const char* what;
   std::vector<std::string_view> ncu;  // summed
+  std::uint64_t (*simt)(const analysis::StepCounts&);
 };
-// Warp-level instructions and L1 sectors/wavefronts of global and shared loads and stores.
+// Warp-level SASS instructions and L1 sectors/wavefronts of global and shared loads and stores.
 const std::vector<CompareSpec>& compare_specs() {
   static const std::vector<CompareSpec> specs = {
       {"global instructions (warp accesses)",
-       {"smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_global_st.sum"}},
+       {"smsp__sass_inst_executed_op_global_ld.sum", "smsp__sass_inst_executed_op_global_st.sum"},
+       [](const analysis::StepCounts& c) { return c.global_accesses; }},
       {"global requests (128-byte lines)",
-       {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"}},
+       {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"},
+       [](const analysis::StepCounts& c) { return c.global_requests; }},
       {"global sectors (32 bytes)",
-       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"}},
+       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"},
+       [](const analysis::StepCounts& c) { return c.global_sectors; }},
       {"shared instructions (warp accesses)",
-       {"smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum"}},
+       {"smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum"},
+       [](const analysis::StepCounts& c) { return c.shared_accesses; }},
       {"shared wavefronts",
-       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}},
+       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"},
+       [](const analysis::StepCounts& c) { return c.shared_wavefronts; }},
       {"shared bank conflicts (wavefronts - instructions)",
-       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}},
-      {"thread instructions per warp instruction", {"smsp__thread_inst_executed_per_inst_executed.ratio"}},
+       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"},
+       [](const analysis::StepCounts& c) { return c.shared_wavefronts - c.shared_accesses; }},
   };
   return specs;
 }
+
+// Lanes per instruction of one class: ncu's thread instructions over its warp instructions.
+struct LaneSpec {
+  const char* what;
+  std::string_view threads, warps;  // ncu metrics
+  analysis::StepCounts::ClassCounts analysis::StepCounts::*simt;
+};
+const std::vector<LaneSpec>& lane_specs() {
+  static const std::vector<LaneSpec> specs = {
+      {"lanes per global load instruction", "smsp__sass_thread_inst_executed_op_global_ld.sum",
+       "smsp__sass_inst_executed_op_global_ld.sum", &analysis::StepCounts::global_loads},
+      {"lanes per global store instruction", "smsp__sass_thread_inst_executed_op_global_st.sum",
+       "smsp__sass_inst_executed_op_global_st.sum", &analysis::StepCounts::global_stores},
+      {"lanes per shared load instruction", "smsp__sass_thread_inst_executed_op_shared_ld.sum",
+       "smsp__sass_inst_executed_op_shared_ld.sum", &analysis::StepCounts::shared_loads},
+      {"lanes per shared store instruction", "smsp__sass_thread_inst_executed_op_shared_st.sum",
+       "smsp__sass_inst_executed_op_shared_st.sum", &analysis::StepCounts::shared_stores},
+  };
+  return specs;
+}
+// Every instruction's active threads: ncu counts it, the emulator does not (see compare_counts).
+constexpr std::string_view kNcuThreadsPerInstruction = "smsp__thread_inst_executed_per_inst_executed.ratio";
 
 // One CSV record: fields split on commas outside quotes, "" inside quotes is a quote.
 std::vector<std::string> csv_fields(std::string_view line) {
@@ -196,22 +228,30 @@ std::vector<ProfileMetric> profile_metrics(const NcuKernel& k) {
 }
 
 std::string ncu_compare_metric_list() {
-  std::string s;
+  std::vector<std::string> names;
+  auto add = [&](std::string_view m) {
+    if (std::find(names.begin(), names.end(), m) == names.end()) names.emplace_back(m);
+  };
   for (const auto& c : compare_specs())
-    for (auto m : c.ncu) s += (s.empty() ? "" : ",") + std::string(m);
+    for (auto m : c.ncu) add(m);
+  for (const auto& l : lane_specs()) add(l.threads), add(l.warps);
+  add(kNcuThreadsPerInstruction);
+  std::string s;
+  for (const auto& m : names) s += (s.empty() ? "" : ",") + m;
   return s;
 }
+
+namespace {
+std::optional<double> ncu_value(const NcuKernel& k, std::string_view metric) {
+  const auto v = k.values.find(std::string(metric));
+  return v == k.values.end() ? std::nullopt : parse_ncu_number(v->second);
+}
+}  // namespace
 
 std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const NcuKernel& gpu) {
   analysis::StepCounts all = simt.totals;
   all.add(simt.outside);
-  const double simt_values[] = {
-      static_cast<double>(all.global_accesses),  static_cast<double>(all.global_requests),
-      static_cast<double>(all.global_sectors),   static_cast<double>(all.shared_accesses),
-      static_cast<double>(all.shared_wavefronts),
-      static_cast<double>(all.shared_wavefronts - all.shared_accesses), 0};
   std::vector<ComparedCount> out;
-  std::size_t k = 0;
   for (const auto& spec : compare_specs()) {
     ComparedCount c;
     c.what = spec.what;
@@ -219,24 +259,138 @@ std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const Nc
     bool all_there = true;
     for (auto m : spec.ncu) {
       c.ncu += (c.ncu.empty() ? "" : " + ") + std::string(m);
-      const auto v = gpu.values.find(std::string(m));
-      const auto x = v == gpu.values.end() ? std::nullopt : parse_ncu_number(v->second);
-      if (x) sum += *x;
+      if (const auto x = ncu_value(gpu, m)) sum += *x;
       else all_there = false;
     }
     if (all_there) c.gpu = sum;
-    if (k + 1 == compare_specs().size()) {
-      // Every instruction's active lanes: the emulator counts lanes only at the probed steps.
-      c.comparable = false;
-      c.note = fmt::format("not counted on SIMT (lanes are counted at the reduction steps only: {:.3f} of 32 there)",
-                           32 * simt.totals.simd_utilization);
-    } else {
-      c.simt = simt_values[k];
-      c.equal = c.gpu && *c.gpu == *c.simt;
-      if (!c.gpu) c.note = "ncu did not report it";
-    }
+    c.simt = static_cast<double>(spec.simt(all));
+    c.equal = c.gpu && *c.gpu == *c.simt;
+    if (!c.gpu) c.note = "ncu did not report it";
     out.push_back(std::move(c));
-    ++k;
+  }
+  for (const auto& spec : lane_specs()) {
+    ComparedCount c;
+    c.what = spec.what;
+    c.ratio = true;
+    c.ncu = std::string(spec.threads) + " / " + std::string(spec.warps);
+    const auto& mine = all.*(spec.simt);
+    const auto threads = ncu_value(gpu, spec.threads), warps = ncu_value(gpu, spec.warps);
+    auto per = [](double lanes, double instructions) { return instructions > 0 ? lanes / instructions : 0.0; };
+    c.simt = per(static_cast<double>(mine.lanes), static_cast<double>(mine.accesses));
+    if (threads && warps) c.gpu = per(*threads, *warps);
+    // Equal when the lanes and the instructions behind the ratio are both equal, not merely the
+    // quotient.
+    c.equal = threads && warps && *threads == static_cast<double>(mine.lanes) &&
+              *warps == static_cast<double>(mine.accesses);
+    if (!c.gpu) c.note = "ncu did not report it";
+    else
+      c.note = fmt::format("lanes/instructions: simt {}/{}, ncu {:.0f}/{:.0f}", mine.lanes, mine.accesses, *threads, *warps);
+    out.push_back(std::move(c));
+  }
+  ComparedCount whole;
+  whole.what = "thread instructions per warp instruction (every instruction)";
+  whole.ncu = std::string(kNcuThreadsPerInstruction);
+  whole.ratio = true;
+  whole.gpu = ncu_value(gpu, kNcuThreadsPerInstruction);
+  whole.comparable = false;
+  // The emulator runs the CUDA source, not the SASS: it sees the memory accesses and the probed
+  // steps, not the arithmetic, branch and address instructions the compiler emits around them.
+  whole.note = fmt::format(
+      "ncu only: SIMT runs the source, not the SASS, so it cannot count every instruction (the lanes at the probed "
+      "steps: {:.3f} of 32)",
+      32 * simt.totals.simd_utilization);
+  out.push_back(std::move(whole));
+  return out;
+}
+
+std::pair<std::size_t, std::size_t> equal_of_comparable(const std::vector<ComparedCount>& rows) {
+  std::size_t equal = 0, comparable = 0;
+  for (const auto& c : rows) {
+    comparable += c.comparable;
+    equal += c.comparable && c.equal;
+  }
+  return {equal, comparable};
+}
+
+const std::vector<StallReason>& stall_reasons() {
+  static const std::vector<StallReason> r = {
+      {"barrier", "at a barrier (__syncthreads)"},
+      {"membar", "at a memory fence"},
+      {"long_scoreboard", "waiting for a global-memory load (long scoreboard)"},
+      {"short_scoreboard", "waiting for a shared-memory or other MIO result (short scoreboard)"},
+      {"mio_throttle", "with the shared-memory instruction queue full (MIO throttle)"},
+      {"lg_throttle", "with the global load/store queue full (LG throttle)"},
+      {"wait", "in a fixed-latency wait between dependent instructions"},
+      {"math_pipe_throttle", "with its math pipe busy"},
+      {"not_selected", "eligible but another warp was picked to issue"},
+      {"selected", "issuing an instruction"},
+      {"dispatch_stall", "held at dispatch"},
+      {"no_instruction", "with no instruction fetched (instruction cache)"},
+      {"branch_resolving", "resolving a branch target"},
+      {"drain", "draining its stores before exit"},
+      {"sleeping", "asleep (__nanosleep or a yield)"},
+      {"tex_throttle", "with the texture queue full"},
+      {"imc_miss", "missing the constant cache"},
+      {"misc", "for other reasons"},
+  };
+  return r;
+}
+
+std::string stall_metric(std::string_view reason) {
+  return fmt::format("smsp__warp_issue_stalled_{}_per_warp_active.pct", reason);
+}
+
+std::string_view stall_meaning(std::string_view reason) {
+  for (const auto& r : stall_reasons())
+    if (r.reason == reason) return r.meaning;
+  return reason;
+}
+
+std::string ncu_stall_metric_list() {
+  std::string s;
+  for (const auto& r : stall_reasons()) s += (s.empty() ? "" : ",") + stall_metric(r.reason);
+  for (auto m : {kNcuTheoreticalOccupancy, kNcuWaves, kNcuDramRead, kNcuDramWrite, kNcuDramThroughput})
+    s += "," + std::string(m);
+  return s;  // achieved occupancy is in the profile's own list (achieved_occupancy)
+}
+
+StallBreakdown stall_breakdown(const NcuKernel& k) {
+  StallBreakdown b;
+  for (const auto& r : stall_reasons())
+    if (const auto v = ncu_value(k, stall_metric(r.reason))) b.reasons.push_back({std::string(r.reason), *v});
+  std::stable_sort(b.reasons.begin(), b.reasons.end(), [](const StallShare& x, const StallShare& y) { return x.pct > y.pct; });
+  b.achieved_occupancy_pct = ncu_value(k, kNcuAchievedOccupancy);
+  b.theoretical_occupancy_pct = ncu_value(k, kNcuTheoreticalOccupancy);
+  b.waves_per_sm = ncu_value(k, kNcuWaves);
+  b.dram_read_bytes = ncu_value(k, kNcuDramRead);
+  b.dram_write_bytes = ncu_value(k, kNcuDramWrite);
+  b.dram_throughput_pct = ncu_value(k, kNcuDramThroughput);
+  return b;
+}
+
+std::vector<std::string> rejected_metrics(std::string_view output, const std::vector<std::string>& asked) {
+  std::vector<std::string> out;
+  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  // Whether `name` stands in `line` as a whole word: not inside a longer name, though it may end a
+  // sentence with a period.
+  auto names = [&](std::string_view line, std::string_view name) {
+    for (auto at = line.find(name); at != std::string_view::npos; at = line.find(name, at + 1)) {
+      const std::size_t end = at + name.size();
+      const bool starts = at == 0 || !name_char(line[at - 1]);
+      const bool ends = end == line.size() || !name_char(line[end]) ||
+                        (line[end] == '.' && (end + 1 == line.size() || !name_char(line[end + 1])));
+      if (starts && ends) return true;
+    }
+    return false;
+  };
+  for (auto line : lines_of(output)) {
+    if (line.find("==ERROR==") == std::string_view::npos) continue;
+    for (const auto& m : asked) {
+      if (std::find(out.begin(), out.end(), m) != out.end()) continue;
+      // The full name, or its base without the rollup (ncu may name either).
+      const std::string_view base = std::string_view(m).substr(0, m.find('.'));
+      if (names(line, m) || (base.size() < m.size() && names(line, base))) out.push_back(m);
+    }
   }
   return out;
 }
@@ -305,7 +459,7 @@ std::string last_line(const std::string& text) {
 
 }  // namespace
 
-ProfileReport profile(const Plan& plan, bool compare) {
+ProfileReport profile(const Plan& plan, bool compare, bool stalls) {
   const gallery::Entry& e = *plan.kernels.front();
   if (e.constraints.is_reference)
     throw UsageError(fmt::format("profile {}: CUB runs kernels of its own; profile a gallery kernel", e.id));
@@ -329,13 +483,41 @@ ProfileReport profile(const Plan& plan, bool compare) {
       "--repeats 1 --hot --no-ceiling --format csv",
       shell_quoted(self_executable()), e.id, plan.n, plan.block, reducelab::name(plan.dtype), reducelab::name(plan.op),
       gallery::name(plan.accumulate), plan.param, plan.seed);
-  const std::string ncu_command = fmt::format(
-      "{} --clock-control none --target-processes all --kernel-name-base demangled --kernel-name {} "
-      "--launch-count 1 --csv --page raw --print-units base --metrics {} {}",
-      shell_quoted(report.ncu), shell_quoted(name_regex),
-      compare ? ncu_metric_list() + "," + ncu_compare_metric_list() : ncu_metric_list(), report.command);
+  std::vector<std::string> metrics;
+  {
+    std::string list = ncu_metric_list();
+    if (compare) list += "," + ncu_compare_metric_list();
+    if (stalls) list += "," + ncu_stall_metric_list();
+    std::string_view rest(list);
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      const std::string one(rest.substr(0, comma));
+      if (!one.empty() && std::find(metrics.begin(), metrics.end(), one) == metrics.end()) metrics.push_back(one);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
   std::string output;
-  const int status = run_capture(ncu_command, &output);
+  int status = 0;
+  // A metric this ncu or this GPU does not have makes ncu refuse the whole run: drop the ones it
+  // names and ask once more, reporting them as unavailable.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::string joined;
+    for (const auto& m : metrics) joined += (joined.empty() ? "" : ",") + m;
+    const std::string ncu_command = fmt::format(
+        "{} --clock-control none --target-processes all --kernel-name-base demangled --kernel-name {} "
+        "--launch-count 1 --csv --page raw --print-units base --metrics {} {}",
+        shell_quoted(report.ncu), shell_quoted(name_regex), joined, report.command);
+    output.clear();
+    status = run_capture(ncu_command, &output);
+    if (attempt > 0 || output.find("ERR_NVGPUCTRPERM") != std::string::npos) break;
+    const auto rejected = rejected_metrics(output, metrics);
+    if (rejected.empty()) break;
+    for (const auto& r : rejected) {
+      report.unavailable.push_back(r);
+      metrics.erase(std::find(metrics.begin(), metrics.end(), r));
+    }
+  }
   if (output.find("ERR_NVGPUCTRPERM") != std::string::npos)
     throw std::runtime_error(
         "profile: ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM); run as root or allow "
@@ -361,6 +543,10 @@ ProfileReport profile(const Plan& plan, bool compare) {
     report.compared = true;
     report.simt_status = simt.row.status;
     report.comparison = compare_counts(simt.counts, k);
+  }
+  if (stalls) {
+    report.stalled = true;
+    report.stalls = stall_breakdown(k);
   }
   return report;
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/recorder.hpp"
@@ -49,19 +50,62 @@ struct ProfileMetric {
 
 // `profile --compare`: one count the SIMT recorder and Nsight Compute both take of the same
 // launch (the kernel's first launch; the gallery's final pass is a separate kernel and is left
-// out by both), summed over loads and stores where ncu splits them.
+// out by both), summed over loads and stores where ncu splits them. Instructions are ncu's SASS
+// counters (smsp__sass_inst_executed_op_*): one per warp-wide load or store the kernel executed.
+// The lanes per instruction are compared per class (global/shared x load/store): ncu's thread
+// count of the class over its warp count, against the SIMT recorder's lanes over its accesses.
 struct ComparedCount {
   std::string what;                 // e.g. "global sectors"
-  std::string ncu;                  // the ncu metric(s), " + " between summed ones
+  std::string ncu;                  // the ncu metric(s), " + " between summed ones, " / " for a ratio
   std::optional<double> simt, gpu;  // gpu: empty when ncu did not report every metric
   bool comparable = true;           // false: the emulator does not count this quantity
   bool equal = false;
+  bool ratio = false;               // lanes per instruction: equal when both counts behind it are
   std::string note;
 };
 // The ncu metrics --compare adds to the profile's.
 std::string ncu_compare_metric_list();
 // The SIMT counts (the steps and the accesses outside them) beside ncu's counters.
 std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const NcuKernel& gpu);
+// "N of M counts equal" over the comparable rows.
+std::pair<std::size_t, std::size_t> equal_of_comparable(const std::vector<ComparedCount>& rows);
+
+// `profile --stalls`: where the launch's warps spend their time. Nsight Compute samples each
+// warp's state every cycle it is resident; smsp__warp_issue_stalled_REASON_per_warp_active.pct is
+// the share of those warp-cycles spent in REASON ("selected" is the share spent issuing), so the
+// reasons add up to about 100 % of warp time. Beside them: achieved and theoretical occupancy,
+// the launch's waves, and what it moved through DRAM.
+struct StallReason {
+  std::string_view reason;   // ncu's word: "barrier", "long_scoreboard", ...
+  std::string_view meaning;  // what the warp waits for, in a phrase: "at a barrier (__syncthreads)"
+};
+const std::vector<StallReason>& stall_reasons();
+std::string stall_metric(std::string_view reason);  // smsp__warp_issue_stalled_<reason>_per_warp_active.pct
+inline constexpr std::string_view kNcuAchievedOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
+inline constexpr std::string_view kNcuTheoreticalOccupancy = "sm__maximum_warps_per_active_cycle_pct";
+inline constexpr std::string_view kNcuWaves = "launch__waves_per_multiprocessor";
+inline constexpr std::string_view kNcuDramRead = "dram__bytes_read.sum";
+inline constexpr std::string_view kNcuDramWrite = "dram__bytes_write.sum";
+inline constexpr std::string_view kNcuDramThroughput = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+// The ncu metrics --stalls adds to the profile's.
+std::string ncu_stall_metric_list();
+
+struct StallShare {
+  std::string reason;
+  double pct = 0;  // of the warps' active time
+};
+struct StallBreakdown {
+  std::vector<StallShare> reasons;  // those ncu reported, largest first
+  std::optional<double> achieved_occupancy_pct, theoretical_occupancy_pct, waves_per_sm;
+  std::optional<double> dram_read_bytes, dram_write_bytes, dram_throughput_pct;
+};
+StallBreakdown stall_breakdown(const NcuKernel& k);
+// The words for a reason (stall_reasons()), or the reason itself when it is not in the list.
+std::string_view stall_meaning(std::string_view reason);
+
+// Metrics an ncu run rejected: the requested names that appear on ncu's ==ERROR== lines (a
+// metric this GPU or this ncu does not have). profile() drops them and asks again once.
+std::vector<std::string> rejected_metrics(std::string_view ncu_output, const std::vector<std::string>& asked);
 
 struct ProfileReport {
   Plan plan;
@@ -75,6 +119,9 @@ struct ProfileReport {
   bool compared = false;               // --compare ran the SIMT recorder too
   std::vector<ComparedCount> comparison;
   std::string simt_status;             // the SIMT run's verification (ok, MISMATCH)
+  bool stalled = false;                // --stalls asked for the warp-state breakdown
+  StallBreakdown stalls;
+  std::vector<std::string> unavailable;  // metrics this ncu rejected (dropped, reported n/a)
 };
 // The seeds' metrics out of one parsed kernel.
 std::vector<ProfileMetric> profile_metrics(const NcuKernel& k);
@@ -87,6 +134,7 @@ std::string find_ncu();
 // std::runtime_error (counters not permitted: ERR_NVGPUCTRPERM; ncu failed; no kernel profiled).
 // `compare`: also run the plan on the SIMT backend with the recorder (n <= kSimtCompareMaxN, else
 // UsageError) and set its counts beside ncu's (ProfileReport::comparison).
-ProfileReport profile(const Plan& plan, bool compare = false);  // printed by print_profile (report.hpp)
+// `stalls`: also collect the warp-state breakdown (ProfileReport::stalls).
+ProfileReport profile(const Plan& plan, bool compare = false, bool stalls = false);  // printed by print_profile (report.hpp)
 
 }  // namespace rl::lab

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <cstdlib>
 #include <ostream>
 #include <stdexcept>
@@ -658,9 +659,47 @@ nlohmann::json compare_json(const ProfileReport& r) {
   for (const auto& c : r.comparison)
     rows.push_back({{"count", c.what}, {"ncu", c.ncu}, {"simt", maybe(c.simt)}, {"gpu", maybe(c.gpu)},
                     {"comparable", c.comparable}, {"equal", c.comparable ? nlohmann::json(c.equal) : nlohmann::json(nullptr)},
-                    {"note", c.note}});
-  return {{"simt_status", r.simt_status}, {"counts", rows}};
+                    {"ratio", c.ratio}, {"note", c.note}});
+  const auto [equal, comparable] = equal_of_comparable(r.comparison);
+  return {{"simt_status", r.simt_status}, {"equal", equal}, {"comparable", comparable}, {"counts", rows}};
 }
+
+namespace {
+nlohmann::json stalls_json(const ProfileReport& r) {
+  if (!r.stalled) return nullptr;
+  const auto& s = r.stalls;
+  nlohmann::json reasons = nlohmann::json::array();
+  for (const auto& x : s.reasons)
+    reasons.push_back({{"reason", x.reason}, {"ncu", stall_metric(x.reason)}, {"pct_of_warp_time", x.pct},
+                       {"meaning", stall_meaning(x.reason)}});
+  return {{"reasons", reasons},
+          {"achieved_occupancy_pct", maybe(s.achieved_occupancy_pct)},
+          {"theoretical_occupancy_pct", maybe(s.theoretical_occupancy_pct)},
+          {"waves_per_sm", maybe(s.waves_per_sm)},
+          {"dram_read_bytes", maybe(s.dram_read_bytes)},
+          {"dram_write_bytes", maybe(s.dram_write_bytes)},
+          {"dram_throughput_pct", maybe(s.dram_throughput_pct)}};
+}
+
+void print_stalls(const ProfileReport& r, std::ostream& out) {
+  const auto& s = r.stalls;
+  out << "\nWhere the warps' time went (ncu warp states, % of the warps' active time):\n\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& x : s.reasons)
+    rows.push_back({x.reason, fmt::format("{:.1f}%", x.pct), std::string(stall_meaning(x.reason))});
+  print_table({"state", "warp time", "the warp is"}, rows, out, 1, false);
+  auto pct = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : std::string("n/a"); };
+  out << fmt::format("\nachieved occupancy {} of the SM's warps (theoretical {}); {} waves per SM\n",
+                     pct(s.achieved_occupancy_pct), pct(s.theoretical_occupancy_pct),
+                     s.waves_per_sm ? fmt::format("{:.2f}", *s.waves_per_sm) : "n/a");
+  const std::size_t bytes = gallery::input_bytes(*r.plan.kernels.front(), r.plan.dtype, r.plan.accumulate) * r.plan.n;
+  if (s.dram_read_bytes && s.dram_write_bytes)
+    out << fmt::format("DRAM: read {:.0f} + wrote {:.0f} bytes = {:.2f} x the input's {} bytes; {} of peak throughput\n",
+                       *s.dram_read_bytes, *s.dram_write_bytes,
+                       bytes ? (*s.dram_read_bytes + *s.dram_write_bytes) / static_cast<double>(bytes) : 0.0, bytes,
+                       pct(s.dram_throughput_pct));
+}
+}  // namespace
 
 void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
   const auto& e = *r.plan.kernels.front();
@@ -670,7 +709,7 @@ void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
       metrics.push_back({{"nvprof", m.nvprof}, {"ncu", m.ncu}, {"value", maybe(m.value)}, {"unit", m.unit},
                          {"nvprof_value", maybe(m.nvprof_value)}, {"nvprof_unit", m.nvprof_unit}, {"meaning", m.meaning}});
     nlohmann::json params = launch_params(r.plan, "cuda");
-    params.update({{"kernel", e.id}, {"compare", r.compared}});
+    params.update({{"kernel", e.id}, {"compare", r.compared}, {"stalls", r.stalled}});
     nlohmann::json j = command_json("profile", {{"name", r.device}, {"backend", "cuda"}}, params);
     j.update({{"kernel", e.id},
               {"kernel_function", e.name},
@@ -680,7 +719,9 @@ void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
               {"block_size", r.block},
               {"duration_us", r.duration_ns ? nlohmann::json(*r.duration_ns / 1e3) : nlohmann::json(nullptr)},
               {"metrics", metrics},
-              {"compare", compare_json(r)}});
+              {"compare", compare_json(r)},
+              {"stalls", stalls_json(r)},
+              {"unavailable_metrics", r.unavailable}});
     out << j.dump(2) << '\n';
     return;
   }
@@ -700,18 +741,116 @@ void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
   if (r.duration_ns) out << fmt::format("duration under the profiler: {:.1f} us\n", *r.duration_ns / 1e3);
   out << '\n';
   print_table(header, rows, out, 2, false);
+  for (const auto& m : r.unavailable) out << fmt::format("this ncu rejected {}: reported as n/a\n", m);
+  if (r.stalled) print_stalls(r, out);
   if (!r.compared) return;
   out << fmt::format("\nThe same launch on the SIMT backend (result {}), count by count:\n\n", r.simt_status);
   std::vector<std::vector<std::string>> crows;
-  std::size_t equal = 0, comparable = 0;
   for (const auto& c : r.comparison) {
-    comparable += c.comparable;
-    equal += c.comparable && c.equal;
-    crows.push_back({c.what, c.simt ? number(c.simt) : "n/a", c.gpu ? number(c.gpu) : "n/a",
-                     !c.comparable ? "-" : c.equal ? "equal" : "DIFFERENT", c.note.empty() ? c.ncu : c.note});
+    auto shown = [&](const std::optional<double>& v) {
+      return !v ? std::string("n/a") : fmt::format("{:.{}f}", *v, c.ratio ? 3 : 0);  // counts are whole numbers
+    };
+    crows.push_back({c.what, c.comparable ? shown(c.simt) : "-", shown(c.gpu),
+                     !c.comparable ? "ncu only" : c.equal ? "equal" : "DIFFERENT", c.note.empty() ? c.ncu : c.note});
   }
-  print_table({"count", "simt", "ncu", "", "ncu metric"}, crows, out, 1, true);
-  out << fmt::format("\n{} of {} counts equal\n", equal, comparable);
+  print_table({"count", "simt", "ncu", "", "ncu metric / note"}, crows, out, 1, true);
+  const auto [equal, comparable] = equal_of_comparable(r.comparison);
+  out << fmt::format("\n{}/{} metrics equal\n", equal, comparable);
+}
+
+void print_littles_law(const LittlesReport& r, Format f, std::ostream& out) {
+  const std::string tol = fmt::format("+-{:.0f}%", 100 * r.tolerance);
+  auto states = [](const LittlesRow& x) {
+    std::string s;
+    for (const auto& st : x.top_states) s += fmt::format("{}{} {:.0f}%", s.empty() ? "" : ", ", st.reason, st.pct);
+    return s.empty() ? std::string("-") : s;
+  };
+  auto opt = [](const std::optional<double>& v, int digits) {
+    return v ? fmt::format("{:.{}f}", *v, digits) : std::string("-");
+  };
+  std::size_t predicted = 0, outside = 0;
+  for (const auto& x : r.rows) {
+    predicted += x.predicted;
+    outside += x.predicted && !x.within;
+  }
+  if (f == Format::json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& x : r.rows) {
+      nlohmann::json top = nlohmann::json::array();
+      for (const auto& st : x.top_states) top.push_back({{"reason", st.reason}, {"pct_of_warp_time", st.pct}});
+      rows.push_back({{"kernel", x.kernel},
+                      {"measured_gb_per_s", x.measured_gb_per_s},
+                      {"predicted_gb_per_s", maybe(x.predicted_gb_per_s)},
+                      {"bytes_in_flight_per_sm", maybe(x.bytes_in_flight_per_sm)},
+                      {"ratio", maybe(x.ratio)},
+                      {"within", x.predicted ? nlohmann::json(x.within) : nlohmann::json(nullptr)},
+                      {"dram_bytes_per_input_byte", maybe(x.dram_bytes_per_input_byte)},
+                      {"traffic_predicted_gb_per_s", maybe(x.traffic_predicted_gb_per_s)},
+                      {"traffic_ratio", maybe(x.traffic_ratio)},
+                      {"l1_bytes_per_input_byte", maybe(x.l1_bytes_per_input_byte)},
+                      {"achieved_occupancy_pct", maybe(x.achieved_occupancy_pct)},
+                      {"theoretical_occupancy_pct", maybe(x.theoretical_occupancy_pct)},
+                      {"top_states", top},
+                      {"cause", x.predicted && !x.within ? nlohmann::json(std::string(name(x.cause))) : nlohmann::json(nullptr)},
+                      {"cause_text", x.cause_text}});
+    }
+    nlohmann::json j = command_json("littles-law", {{"name", r.device}, {"backend", "cuda"}},
+                                    {{"n", r.n}, {"block", r.block}, {"dtype", r.dtype}, {"tolerance", r.tolerance},
+                                     {"simt_n", r.simt_n}});
+    j.update({{"dram_latency_ns", maybe(r.dram_latency_ns)},
+              {"l2_latency_ns", maybe(r.l2_latency_ns)},
+              {"read_ceiling_gb_per_s", r.read_ceiling_gb_per_s},
+              {"predicted_rows", predicted},
+              {"outside_rows", outside},
+              {"rows", rows}});
+    out << j.dump(2) << '\n';
+    return;
+  }
+  std::vector<std::string> header = {"kernel", "bytes in flight / SM", "predicted GB/s", "measured GB/s",
+                                     "measured / predicted", "DRAM bytes / input byte", "predicted over DRAM traffic",
+                                     "L1 bytes / input byte (SIMT)", "warp time (largest states)", "cause"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& x : r.rows) {
+    std::string ratio = x.ratio ? fmt::format("{:.2f}{}", *x.ratio, x.within ? "" : " (outside " + tol + ")") : "n/a";
+    std::string cause = !x.predicted ? "no prediction" : x.within ? "-" : fmt::format("{}: {}", name(x.cause), x.cause_text);
+    std::string traffic = x.traffic_predicted_gb_per_s
+                              ? fmt::format("{:.0f} ({:.2f})", *x.traffic_predicted_gb_per_s, *x.traffic_ratio)
+                              : "-";
+    rows.push_back({x.kernel, opt(x.bytes_in_flight_per_sm, 0), opt(x.predicted_gb_per_s, 0),
+                    fmt::format("{:.0f}", x.measured_gb_per_s), ratio, opt(x.dram_bytes_per_input_byte, 2), traffic,
+                    opt(x.l1_bytes_per_input_byte, 2), states(x), cause});
+  }
+  if (f == Format::csv) {
+    print_csv(header, rows, out);
+    return;
+  }
+  out << fmt::format("Little's law on {}: n = {}, {}, block {}; DRAM latency {} ns, L2 latency {} ns, read ceiling "
+                     "{:.0f} GB/s{}\n\n",
+                     r.device, r.n, r.dtype, r.block, opt(r.dram_latency_ns, 0), opt(r.l2_latency_ns, 0),
+                     r.read_ceiling_gb_per_s,
+                     r.simt_n ? fmt::format("; L1 traffic counted on the SIMT backend at n = {}", r.simt_n) : "");
+  // A Markdown table: readable here, and pasted as it is into docs/littles-law.md.
+  auto cell = [](std::string s) {
+    for (std::size_t at = s.find('|'); at != std::string::npos; at = s.find('|', at + 2)) s.replace(at, 1, "\\|");
+    return s;
+  };
+  out << "|";
+  for (const auto& h : header) out << ' ' << h << " |";
+  out << "\n|";
+  for (std::size_t i = 0; i < header.size(); ++i) out << (i == 0 || i >= 8 ? " --- |" : " ---: |");
+  out << '\n';
+  for (const auto& row : rows) {
+    out << "|";
+    for (const auto& c : row) out << ' ' << cell(c) << " |";
+    out << '\n';
+  }
+  std::map<std::string, std::size_t> by_cause;
+  for (const auto& x : r.rows)
+    if (x.predicted && !x.within) ++by_cause[std::string(name(x.cause))];
+  std::string causes;
+  for (const auto& [c, k] : by_cause) causes += fmt::format("{}{} {}", causes.empty() ? "" : ", ", k, c);
+  out << fmt::format("\n{} of {} predicted rows outside {}{}\n", outside, predicted, tol,
+                     causes.empty() ? "" : " (" + causes + ")");
 }
 
 void print_demos(const DemoReport& r, Format f, std::ostream& out) {

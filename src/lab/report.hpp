@@ -11,6 +11,7 @@
 #include "gallery/registry.hpp"
 #include "lab/demos.hpp"
 #include "lab/explain.hpp"
+#include "lab/littles_law.hpp"
 #include "lab/profile.hpp"
 #include "lab/run.hpp"
 #include "nlohmann/json.hpp"
@@ -46,6 +47,8 @@ void print_run(const RunReport& r, Format f, std::ostream& out);
 void print_list(Format f, std::ostream& out, std::size_t width = terminal_width(), const DeviceInfo* device = nullptr);
 void print_explain(const ExplainReport& r, Format f, std::ostream& out);
 void print_profile(const ProfileReport& r, Format f, std::ostream& out);
+// `reducelab littles-law`: the table as Markdown (table), CSV, or JSON.
+void print_littles_law(const LittlesReport& r, Format f, std::ostream& out);
 void print_demos(const DemoReport& r, Format f, std::ostream& out);
 nlohmann::json to_json(const analysis::StepCounts& s);
 // `executed`: the count from running boundaryCheck2D on the SIMT backend, when it ran; `device`:

@@ -109,12 +109,21 @@ void validate(const Plan& plan, Device& device) {
 namespace {
 
 
-// Little's law for the row, from its first launch's occupancy (the kernel that reads the input).
+// Little's law for the row, from the occupancy of the launch that reads the input: the one with the
+// most threads, helpers aside (the atomic kernels launch a one-block init_identity first, and the
+// final passes are smaller).
 void predict(Row& row, const gallery::Entry& e, const Plan& plan, const std::vector<LaunchRecord>& launches,
              const DeviceInfo& info, const MemoryLatency& latency, double ceiling) {
 #if RL_WITH_CUDA
   if (launches.empty()) return;
-  const KernelResources k = kernel_resources(launches.front());
+  auto threads = [](const LaunchRecord& l) {
+    return static_cast<std::uint64_t>(l.grid[0]) * l.grid[1] * l.grid[2] * l.block[0] * l.block[1] * l.block[2];
+  };
+  const LaunchRecord* reader = nullptr;
+  for (const auto& l : launches)
+    if (!l.helper && (!reader || threads(l) > threads(*reader))) reader = &l;
+  if (!reader) reader = &launches.front();
+  const KernelResources k = kernel_resources(*reader);
   row.bytes_in_flight_per_sm = bytes_in_flight_per_sm(e, gallery::input_bytes(e, plan.dtype, plan.accumulate), k.block,
                                                       k.max_blocks_per_sm, k.grid, info.sm_count);
   if (row.bytes_in_flight_per_sm)

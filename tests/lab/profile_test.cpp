@@ -4,11 +4,13 @@
 
 #include <cstdlib>
 #include <set>
+#include <sstream>
 
 #include "fmt/format.h"
 #include "lab/errors.hpp"
 #include "lab/explain.hpp"
 #include "lab/profile.hpp"
+#include "lab/report.hpp"
 
 namespace {
 using namespace rl;
@@ -126,14 +128,17 @@ using namespace rl;
 // reports it for the kernel's launch (8 blocks). The SIMT recorder's counts of the same plan:
 // 64 warp loads of 32 floats (64 requests, 256 sectors) and 8 one-lane stores of the block's
 // partial (8 requests, 8 sectors); in shared memory 360 warp accesses taking 1200 wavefronts,
-// so 840 of them are bank conflicts. The canned counters split the same totals into loads and
-// stores as ncu does; a second page differs by one sector.
-std::string canned(int load_sectors) {
-  return fmt::format(R"csv("ID","Kernel Name","Block Size","Grid Size","smsp__inst_executed_op_global_ld.sum","smsp__inst_executed_op_global_st.sum","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","l1tex__t_requests_pipe_lsu_mem_global_op_st.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum","smsp__inst_executed_op_shared_ld.sum","smsp__inst_executed_op_shared_st.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum","smsp__thread_inst_executed_per_inst_executed.ratio"
-"","","","","inst","inst","","","sector","sector","inst","inst","","","","",""
-"0","BC_addKernel","(256, 1, 1)","(8, 1, 1)","64","8","64","8","{}","8","240","120","800","400","560","280","21.7"
+// so 840 of them are bank conflicts. Per block the shared accesses are 8 full-warp stores of the
+// loaded elements, then at stride i = 1..128 the 128/i working threads (12 warp executions in
+// all) each load two words and store one, and thread 0 loads the block's sum: 25 loads with
+// 511 lanes and 20 stores with 511 lanes per block. The canned counters split the same totals
+// into loads and stores as ncu does; a second page differs by one sector.
+std::string canned(int load_sectors, int shared_load_threads = 8 * 511) {
+  return fmt::format(R"csv("ID","Kernel Name","Block Size","Grid Size","smsp__sass_inst_executed_op_global_ld.sum","smsp__sass_inst_executed_op_global_st.sum","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","l1tex__t_requests_pipe_lsu_mem_global_op_st.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum","smsp__sass_inst_executed_op_shared_ld.sum","smsp__sass_inst_executed_op_shared_st.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum","smsp__sass_thread_inst_executed_op_global_ld.sum","smsp__sass_thread_inst_executed_op_global_st.sum","smsp__sass_thread_inst_executed_op_shared_ld.sum","smsp__sass_thread_inst_executed_op_shared_st.sum","smsp__thread_inst_executed_per_inst_executed.ratio"
+"","","","","inst","inst","","","sector","sector","inst","inst","","","","","inst","inst","inst","inst",""
+"0","BC_addKernel","(256, 1, 1)","(8, 1, 1)","64","8","64","8","{}","8","200","160","600","600","400","440","2,048","8","{}","4,088","21.7"
 )csv",
-                     load_sectors);
+                     load_sectors, shared_load_threads);
 }
 
 TEST(ProfileCompare, SimtCountsBesideNcuCountersOfTheSameLaunch) {
@@ -147,36 +152,200 @@ TEST(ProfileCompare, SimtCountsBesideNcuCountersOfTheSameLaunch) {
   const auto kernels = lab::parse_ncu_csv(canned(256));
   ASSERT_EQ(kernels.size(), 1u);
   const auto same = lab::compare_counts(simt.counts, kernels[0]);
-  ASSERT_EQ(same.size(), 7u);
-  const double expected_simt[] = {72, 72, 264, 360, 1200, 840};
-  for (std::size_t k = 0; k < 6; ++k) {
+  ASSERT_EQ(same.size(), 11u);
+  const double expected_simt[] = {72, 72, 264, 360, 1200, 840, 32, 1, 4088.0 / 200, 4088.0 / 160};
+  for (std::size_t k = 0; k < 10; ++k) {
     EXPECT_TRUE(same[k].comparable) << same[k].what;
     EXPECT_DOUBLE_EQ(*same[k].simt, expected_simt[k]) << same[k].what;
-    EXPECT_TRUE(same[k].equal) << same[k].what << ": simt " << *same[k].simt << " ncu " << *same[k].gpu;
+    EXPECT_TRUE(same[k].equal) << same[k].what << ": simt " << *same[k].simt << " ncu " << *same[k].gpu << " "
+                               << same[k].note;
   }
-  EXPECT_FALSE(same[6].comparable);  // lanes per instruction: counted on the GPU only
-  EXPECT_DOUBLE_EQ(*same[6].gpu, 21.7);
+  EXPECT_EQ(same[3].ncu, "smsp__sass_inst_executed_op_shared_ld.sum + smsp__sass_inst_executed_op_shared_st.sum");
+  EXPECT_TRUE(same[8].ratio);
+  EXPECT_EQ(same[8].note, "lanes/instructions: simt 4088/200, ncu 4088/200");
+  EXPECT_FALSE(same[10].comparable);  // every instruction's lanes: counted on the GPU only
+  EXPECT_DOUBLE_EQ(*same[10].gpu, 21.7);
+  EXPECT_NE(same[10].note.find("ncu only"), std::string::npos);
+  EXPECT_EQ(lab::equal_of_comparable(same), std::make_pair(std::size_t{10}, std::size_t{10}));
 
   const auto off = lab::compare_counts(simt.counts, lab::parse_ncu_csv(canned(257))[0]);
   EXPECT_FALSE(off[2].equal);
   EXPECT_DOUBLE_EQ(*off[2].gpu, 265);
   EXPECT_TRUE(off[0].equal);
+  EXPECT_EQ(lab::equal_of_comparable(off), std::make_pair(std::size_t{9}, std::size_t{10}));
+
+  // One lane fewer on ncu's shared loads: the instruction counts still agree, the lanes do not.
+  const auto lanes_off = lab::compare_counts(simt.counts, lab::parse_ncu_csv(canned(256, 8 * 511 - 1))[0]);
+  EXPECT_TRUE(lanes_off[3].equal);
+  EXPECT_FALSE(lanes_off[8].equal);
+  EXPECT_TRUE(lanes_off[9].equal);
 
   // A counter ncu did not print is not called equal.
   auto partial = kernels[0];
   partial.values.erase("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
+  partial.values.erase("smsp__sass_thread_inst_executed_op_global_st.sum");
   const auto missing = lab::compare_counts(simt.counts, partial);
   EXPECT_FALSE(missing[2].gpu);
   EXPECT_FALSE(missing[2].equal);
   EXPECT_EQ(missing[2].note, "ncu did not report it");
+  EXPECT_FALSE(missing[7].gpu);
+  EXPECT_FALSE(missing[7].equal);
+}
+
+// The lane ratios on hand-made counts: equal only when lanes and instructions both agree, and a
+// class neither side executed is equal (0 of 0).
+TEST(ProfileCompare, LaneRatiosCompareTheCountsBehindThem) {
+  analysis::Counts c;
+  c.totals.global_loads = {10, 320};
+  c.totals.global_stores = {2, 2};
+  c.outside.global_loads = {6, 96};  // outside the steps: added in
+  lab::NcuKernel k;
+  k.values = {{"smsp__sass_thread_inst_executed_op_global_ld.sum", "416"},
+              {"smsp__sass_inst_executed_op_global_ld.sum", "16"},
+              {"smsp__sass_thread_inst_executed_op_global_st.sum", "4"},
+              {"smsp__sass_inst_executed_op_global_st.sum", "4"},
+              {"smsp__sass_thread_inst_executed_op_shared_ld.sum", "0"},
+              {"smsp__sass_inst_executed_op_shared_ld.sum", "0"}};
+  const auto rows = lab::compare_counts(c, k);
+  ASSERT_EQ(rows.size(), 11u);
+  EXPECT_TRUE(rows[6].equal);
+  EXPECT_DOUBLE_EQ(*rows[6].simt, 26.0);
+  EXPECT_DOUBLE_EQ(*rows[6].gpu, 26.0);
+  // Stores: both 1 lane per instruction, but ncu counted 4 instructions to the recorder's 2.
+  EXPECT_DOUBLE_EQ(*rows[7].simt, 1.0);
+  EXPECT_DOUBLE_EQ(*rows[7].gpu, 1.0);
+  EXPECT_FALSE(rows[7].equal);
+  EXPECT_TRUE(rows[8].equal);   // no shared loads on either side
+  EXPECT_FALSE(rows[9].equal);  // shared stores: ncu printed nothing
+  EXPECT_FALSE(rows[9].gpu);
 }
 
 TEST(ProfileCompare, AsksNcuForEveryComparedMetric) {
   const std::string list = lab::ncu_compare_metric_list();
-  for (const char* m : {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "smsp__inst_executed_op_shared_st.sum",
+  for (const char* m : {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum",
+                        "smsp__sass_inst_executed_op_global_ld.sum", "smsp__sass_thread_inst_executed_op_shared_ld.sum",
+                        "smsp__sass_thread_inst_executed_op_global_st.sum",
                         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
                         "smsp__thread_inst_executed_per_inst_executed.ratio"})
     EXPECT_NE(list.find(m), std::string::npos) << m;
+  // The warp-level counters are the SASS ones (one per executed load/store instruction), not
+  // smsp__inst_executed_op_*, which count more than the kernel's loads and stores.
+  EXPECT_EQ(list.find("smsp__inst_executed_op_"), std::string::npos);
+  // Each metric once (the lane ratios share their denominators with the instruction counts).
+  std::set<std::string> seen;
+  std::size_t count = 0;
+  for (std::size_t at = 0; at <= list.size();) {
+    const auto comma = list.find(',', at);
+    seen.insert(list.substr(at, comma - at));
+    ++count;
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  EXPECT_EQ(seen.size(), count);
+}
+
+// `profile --stalls` on canned ncu output: the warp states, largest first; the occupancy and the
+// DRAM bytes; a state ncu did not print is left out rather than read as 0.
+TEST(ProfileStalls, WarpStatesOccupancyAndDramFromNcu) {
+  const std::string csv = R"csv(==PROF== Connected to process 9 (/x/reducelab)
+"ID","Kernel Name","Block Size","Grid Size","smsp__warp_issue_stalled_barrier_per_warp_active.pct","smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct","smsp__warp_issue_stalled_selected_per_warp_active.pct","smsp__warp_issue_stalled_membar_per_warp_active.pct","sm__warps_active.avg.pct_of_peak_sustained_active","sm__maximum_warps_per_active_cycle_pct","launch__waves_per_multiprocessor","dram__bytes_read.sum","dram__bytes_write.sum","dram__throughput.avg.pct_of_peak_sustained_elapsed"
+"","","","","%","%","%","%","%","%","","byte","byte","%"
+"0","reduceNeighbored","(512, 1, 1)","(131072, 1, 1)","34.5","21.25","9.5","n/a","87.5","100","248.24","268,435,456","134,217,728","12.5"
+)csv";
+  const auto k = lab::parse_ncu_csv(csv);
+  ASSERT_EQ(k.size(), 1u);
+  const auto s = lab::stall_breakdown(k[0]);
+  ASSERT_EQ(s.reasons.size(), 3u);
+  EXPECT_EQ(s.reasons[0].reason, "barrier");
+  EXPECT_DOUBLE_EQ(s.reasons[0].pct, 34.5);
+  EXPECT_EQ(s.reasons[1].reason, "long_scoreboard");
+  EXPECT_EQ(s.reasons[2].reason, "selected");
+  EXPECT_DOUBLE_EQ(*s.achieved_occupancy_pct, 87.5);
+  EXPECT_DOUBLE_EQ(*s.theoretical_occupancy_pct, 100);
+  EXPECT_DOUBLE_EQ(*s.waves_per_sm, 248.24);
+  EXPECT_DOUBLE_EQ(*s.dram_read_bytes, 268435456.0);
+  EXPECT_DOUBLE_EQ(*s.dram_write_bytes, 134217728.0);
+  EXPECT_DOUBLE_EQ(*s.dram_throughput_pct, 12.5);
+  EXPECT_EQ(lab::stall_metric("barrier"), "smsp__warp_issue_stalled_barrier_per_warp_active.pct");
+
+  const std::string list = lab::ncu_stall_metric_list();
+  for (const char* m : {"smsp__warp_issue_stalled_barrier_per_warp_active.pct",
+                        "smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct",
+                        "smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct",
+                        "smsp__warp_issue_stalled_membar_per_warp_active.pct",
+                        "smsp__warp_issue_stalled_not_selected_per_warp_active.pct", "dram__bytes_read.sum",
+                        "dram__bytes_write.sum", "sm__maximum_warps_per_active_cycle_pct"})
+    EXPECT_NE(list.find(m), std::string::npos) << m;
+}
+
+// A metric ncu does not know is named on an ==ERROR== line; only whole names count.
+TEST(ProfileStalls, RejectedMetricsAreTheOnesNcuNames) {
+  const std::vector<std::string> asked = {"smsp__warp_issue_stalled_misc_per_warp_active.pct", "dram__bytes_read.sum",
+                                          "dram__bytes_read.sum.per_second", "gpu__time_duration.sum"};
+  const std::string out =
+      "==PROF== Connected to process 1\n"
+      "==ERROR== Failed to find metric smsp__warp_issue_stalled_misc_per_warp_active.pct\n"
+      "==ERROR== Failed to find metric dram__bytes_read.sum.per_second.\n"
+      "==WARNING== gpu__time_duration.sum is slow\n";
+  EXPECT_EQ(lab::rejected_metrics(out, asked),
+            (std::vector<std::string>{"smsp__warp_issue_stalled_misc_per_warp_active.pct", "dram__bytes_read.sum.per_second"}));
+  EXPECT_TRUE(lab::rejected_metrics("==PROF== Disconnected\n", asked).empty());
+  // Named without its rollup, in quotes: still that metric (and only that one).
+  EXPECT_EQ(lab::rejected_metrics("==ERROR== Metric 'smsp__warp_issue_stalled_misc_per_warp_active' not found\n", asked),
+            std::vector<std::string>{"smsp__warp_issue_stalled_misc_per_warp_active.pct"});
+  // A name on a line that is not an error is not a rejection.
+  EXPECT_TRUE(lab::rejected_metrics("gpu__time_duration.sum 1,234\n", asked).empty());
+}
+
+}  // namespace
+
+namespace {
+using namespace rl;
+
+// What print_profile shows of --compare and --stalls: the "N/M metrics equal" line (the ncu-only
+// row left out of M), whole numbers for counts, and the warp states with their words.
+TEST(ProfilePrint, CompareSummaryAndStalls) {
+  lab::ProfileReport r;
+  r.plan.kernels = {gallery::find("bc-add")};
+  r.plan.n = 2048;
+  r.plan.block = 256;
+  r.device = "NVIDIA H200";
+  r.compared = true;
+  r.simt_status = "ok";
+  lab::ComparedCount same{"global sectors (32 bytes)", "a + b", 264.0, 264.0, true, true, false, ""};
+  lab::ComparedCount other{"shared instructions (warp accesses)", "c + d", 360.0, 361.0, true, false, false, ""};
+  lab::ComparedCount lanes{"lanes per shared load instruction", "t / w", 4088.0 / 200, 4088.0 / 200, true, true, true, "n"};
+  lab::ComparedCount only{"thread instructions per warp instruction (every instruction)", "r", std::nullopt, 21.7,
+                          false, false, true, "ncu only: why"};
+  r.comparison = {same, other, lanes, only};
+  r.stalled = true;
+  r.stalls.reasons = {{"barrier", 34.4}, {"long_scoreboard", 20.0}};
+  r.stalls.achieved_occupancy_pct = 91.0;
+  r.stalls.theoretical_occupancy_pct = 100.0;
+  r.stalls.dram_read_bytes = 8192;
+  r.stalls.dram_write_bytes = 8192;
+  std::ostringstream table;
+  lab::print_profile(r, lab::Format::table, table);
+  const std::string t = table.str();
+  EXPECT_NE(t.find("2/3 metrics equal"), std::string::npos) << t;
+  EXPECT_NE(t.find("DIFFERENT"), std::string::npos) << t;
+  EXPECT_NE(t.find("ncu only"), std::string::npos) << t;
+  EXPECT_NE(t.find("20.440"), std::string::npos) << t;  // 4088 / 200
+  EXPECT_EQ(t.find("264.000"), std::string::npos) << t;
+  EXPECT_NE(t.find("34.4%"), std::string::npos) << t;
+  EXPECT_NE(t.find("at a barrier (__syncthreads)"), std::string::npos) << t;
+  EXPECT_NE(t.find("achieved occupancy 91.0% of the SM's warps (theoretical 100.0%)"), std::string::npos) << t;
+  EXPECT_NE(t.find("= 2.00 x the input's 8192 bytes"), std::string::npos) << t;
+
+  std::ostringstream json;
+  lab::print_profile(r, lab::Format::json, json);
+  const auto j = nlohmann::json::parse(json.str());
+  EXPECT_EQ(j["compare"]["equal"], 2);
+  EXPECT_EQ(j["compare"]["comparable"], 3);
+  EXPECT_EQ(j["compare"]["counts"][3]["equal"], nullptr);
+  EXPECT_EQ(j["stalls"]["reasons"][0]["reason"], "barrier");
+  EXPECT_DOUBLE_EQ(j["stalls"]["reasons"][0]["pct_of_warp_time"].get<double>(), 34.4);
+  EXPECT_EQ(j["params"]["stalls"], true);
 }
 
 }  // namespace
