@@ -26,6 +26,7 @@
 
 #include "reducelab/detail/agent_reduce.cuh"
 #include "reducelab/detail/portable.cuh"
+#include "segments/exact_pieces.cuh"
 #include "segments/pieces.hpp"
 
 namespace reducelab::detail {
@@ -132,7 +133,8 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_tile(rl::gmem<const T> x,
 // Neighbouring threads take neighbouring pieces: columns are read coalesced, row by row.
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
-    reduceTinyPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<typename Sem::Out> output) {
+    reduceTinyPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<typename Sem::Out> output,
+                     rl::gmem<unsigned long long> redo) {
   const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
   for (std::uint64_t p = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x; p < pieces.count; p += threads) {
     const rl::gmem<const T> x = input + p * pieces.step;
@@ -141,7 +143,7 @@ __global__ void __launch_bounds__(kThreads)
       const T e = x[i * pieces.stride];
       in = Sem::inner_combine(in, Sem::lift(e, i));
     }
-    output[p] = Sem::finish(Sem::absorb(Sem::identity(), in), pieces.length);
+    store_piece<Sem>(output, p, Sem::absorb(Sem::identity(), in), pieces.length, redo);
   }
 }
 
@@ -151,7 +153,8 @@ __global__ void __launch_bounds__(kThreads)
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceShortPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
-                      rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output) {
+                      rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
+                      rl::gmem<unsigned long long> redo) {
   const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
   for (std::uint64_t p = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32; p < pieces.count; p += warps) {
     std::uint64_t first = 0, length = 0;
@@ -159,7 +162,7 @@ __global__ void __launch_bounds__(kThreads)
     if (length > Shape<T>::kTile) continue;  // the same for the whole warp
     const rl::gmem<const T> x = input + first;
     const typename Sem::Acc v = warp_fold_tile<T, Sem>(x, length, is_aligned16(x));
-    if (threadIdx.x % 32 == 0) output[p] = Sem::finish(v, length);
+    if (threadIdx.x % 32 == 0) store_piece<Sem>(output, p, v, length, redo);
   }
 }
 
@@ -262,7 +265,7 @@ inline bool columns_fit(const Pieces& p) {
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceColumns(rl::gmem<const T> input, ColumnShape shape, rl::gmem<typename Sem::Acc> partials,
-                  rl::gmem<unsigned> tickets, rl::gmem<typename Sem::Out> output) {
+                  rl::gmem<unsigned> tickets, rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
   using Acc = typename Sem::Acc;
   using Inner = typename Sem::Inner;
   __shared__ Acc lane_storage[kThreads];
@@ -307,7 +310,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     const std::uint64_t out_column = group * width + threadIdx.x;
     if (shape.bands == 1) {
-      if (threadIdx.x < width && out_column < shape.cols) output[out_column] = Sem::finish(total, shape.rows);
+      if (threadIdx.x < width && out_column < shape.cols) store_piece<Sem>(output, out_column, total, shape.rows, redo);
       __syncthreads();  // lanes is reused by the next job
       continue;
     }
@@ -319,11 +322,211 @@ __global__ void __launch_bounds__(kThreads)
       Acc all = Sem::identity();
       for (std::uint64_t b = 0; b < shape.bands; ++b)
         all = Sem::combine(all, load_other_block(partials, (group * shape.bands + b) * width + threadIdx.x));
-      if (out_column < shape.cols) output[out_column] = Sem::finish(all, shape.rows);
+      if (out_column < shape.cols) store_piece<Sem>(output, out_column, all, shape.rows, redo);
       if (threadIdx.x == 0) tickets[group] = 0u;
     }
     __syncthreads();
   }
+}
+
+}  // namespace reducelab::detail
+
+namespace reducelab::detail {
+
+// ---- Rows of an order-free operation, a few lanes each -----------------------------------------
+// Short rows (a matrix's axis 1: 4, 16 or 256 elements) read with a warp per row leave most
+// lanes idle and one small load per warp in flight: 2^24 rows of 16 floats reached 6% of the
+// read ceiling on an H200. For order-free operations (exact sums included) the lanes split
+// instead: `lanes` lanes per row (a power of two, lanes * kVec >= the row's length, at most 32),
+// 32 / lanes neighbouring rows per warp, each lane one 16-byte vector of its row, kRowUnroll
+// such row groups in flight per warp. Packed rows make every warp load one contiguous span. The
+// lanes of a row fold with shuffles; its first lane writes the result.
+inline constexpr unsigned kRowUnroll = 4;
+
+template <class T>
+inline unsigned row_group_lanes(std::uint64_t length) {
+  const std::uint64_t vectors = (length + Shape<T>::kVec - 1) / Shape<T>::kVec;
+  unsigned lanes = 1;
+  while (lanes < 32 && lanes < vectors) lanes *= 2;
+  return lanes;
+}
+
+// Whether reduceRowGroups takes this call: an order-free operation over contiguous matrix
+// pieces of at most one tile.
+template <class T, class Sem>
+inline bool row_groups_fit(const Pieces& p) {
+  return Sem::order_free && !p.offsets && p.stride == 1 && p.length <= Shape<T>::kTile;
+}
+
+// Up to kVec elements of a row from element `at` (fewer at the row's end), as one vector load
+// when the row's vectors are 16-byte aligned.
+template <class T>
+__device__ __forceinline__ Vec<T> load_part(rl::gmem<const T> row, std::uint64_t at, std::uint64_t length,
+                                            bool aligned) {
+  constexpr unsigned kVec = Shape<T>::kVec;
+  if (aligned && at + kVec <= length) return load_vec(row, at);
+  Vec<T> v{};
+#pragma unroll
+  for (unsigned j = 0; j < kVec; ++j)
+    if (at + j < length) v.v[j] = row[at + j];
+  return v;
+}
+
+// Launch with kThreads threads and any grid. `aligned`: the input and the pitch are multiples
+// of 16 bytes.
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceRowGroups(rl::gmem<const T> input, Pieces pieces, unsigned lanes, bool aligned,
+                    rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
+  using Acc = typename Sem::Acc;
+  using Inner = typename Sem::Inner;
+  constexpr unsigned kVec = Shape<T>::kVec;
+  const unsigned lane = threadIdx.x % 32, sub = lane % lanes;
+  const unsigned rows_per_warp = 32 / lanes;
+  const std::uint64_t length = pieces.length;
+  const std::uint64_t vectors = (length + kVec - 1) / kVec;
+  const std::uint64_t rows_per_step = std::uint64_t(rows_per_warp) * kRowUnroll;
+  const std::uint64_t warp = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
+  for (std::uint64_t base = warp * rows_per_step; base < pieces.count; base += warps * rows_per_step) {
+    std::uint64_t row[kRowUnroll];
+    Acc acc[kRowUnroll];
+#pragma unroll
+    for (unsigned u = 0; u < kRowUnroll; ++u) {
+      row[u] = base + std::uint64_t(u) * rows_per_warp + lane / lanes;
+      acc[u] = Sem::identity();
+    }
+    for (std::uint64_t k = sub; k < vectors; k += lanes) {  // once, unless rows are longer than a warp's vectors
+      const std::uint64_t at = k * kVec;
+      Vec<T> v[kRowUnroll];
+#pragma unroll
+      for (unsigned u = 0; u < kRowUnroll; ++u)  // every load before the first combine
+        v[u] = Vec<T>{};
+#pragma unroll
+      for (unsigned u = 0; u < kRowUnroll; ++u)
+        if (row[u] < pieces.count) v[u] = load_part(input + row[u] * pieces.step, at, length, aligned);
+#pragma unroll
+      for (unsigned u = 0; u < kRowUnroll; ++u) {
+        Inner in = Sem::inner_identity();
+#pragma unroll
+        for (unsigned j = 0; j < kVec; ++j)
+          if (at + j < length) in = Sem::inner_combine(in, Sem::lift(v[u].v[j], at + j));
+        acc[u] = Sem::absorb(acc[u], in);
+      }
+    }
+#pragma unroll
+    for (unsigned u = 0; u < kRowUnroll; ++u) {
+      for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) acc[u] = Sem::combine(acc[u], shuffle_down(acc[u], offset));
+      if (sub == 0 && row[u] < pieces.count) store_piece<Sem>(output, row[u], acc[u], length, redo);
+    }
+  }
+}
+
+// ---- Long pieces of an order-free operation, a block each --------------------------------------
+// Rows longer than a tile, and segments longer than a tile (pieces.skip_short): the block's
+// threads take the piece's vectors (or, strided or unaligned, its elements) in turn, four
+// loads in flight each, and the block folds.
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceLongPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
+                     rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
+                     rl::gmem<unsigned long long> redo) {
+  using Acc = typename Sem::Acc;
+  using Inner = typename Sem::Inner;
+  constexpr unsigned kVec = Shape<T>::kVec;
+  constexpr unsigned kIn = 4;
+  __shared__ Acc slot_storage[kWarps];
+  rl::smem<Acc> slots = slot_storage;
+  for (std::uint64_t p = blockIdx.x; p < pieces.count; p += gridDim.x) {
+    std::uint64_t first = 0, length = 0;
+    piece_extent(pieces, begin, end, p, &first, &length);
+    if (pieces.skip_short && length <= Shape<T>::kTile) continue;  // the same for the whole block
+    const rl::gmem<const T> x = input + first;
+    Acc acc = Sem::identity();
+    if (pieces.stride == 1 && is_aligned16(x)) {
+      const std::uint64_t vectors = length / kVec;
+      std::uint64_t k = threadIdx.x;
+      for (; k + (kIn - 1) * kThreads < vectors; k += kIn * kThreads) {
+        Vec<T> v[kIn];
+#pragma unroll
+        for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(x, (k + u * kThreads) * kVec);
+        Inner in = Sem::inner_identity();
+#pragma unroll
+        for (unsigned u = 0; u < kIn; ++u)
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(v[u].v[j], (k + u * kThreads) * kVec + j));
+        acc = Sem::absorb(acc, in);
+      }
+      for (; k < vectors; k += kThreads) {
+        const Vec<T> v = load_vec(x, k * kVec);
+        Inner in = Sem::inner_identity();
+#pragma unroll
+        for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(v.v[j], k * kVec + j));
+        acc = Sem::absorb(acc, in);
+      }
+      for (std::uint64_t e = vectors * kVec + threadIdx.x; e < length; e += kThreads) {
+        Inner in = Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[e], e));
+        acc = Sem::absorb(acc, in);
+      }
+    } else {
+      const std::uint64_t stride = pieces.stride;
+      std::uint64_t e = threadIdx.x;
+      for (; e + (kIn - 1) * kThreads < length; e += kIn * kThreads) {
+        T v[kIn];
+#pragma unroll
+        for (unsigned u = 0; u < kIn; ++u) v[u] = x[(e + u * kThreads) * stride];
+        Inner in = Sem::inner_identity();
+#pragma unroll
+        for (unsigned u = 0; u < kIn; ++u) in = Sem::inner_combine(in, Sem::lift(v[u], e + u * kThreads));
+        acc = Sem::absorb(acc, in);
+      }
+      for (; e < length; e += kThreads) acc = Sem::absorb(acc, Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[e * stride], e)));
+    }
+    acc = block_fold<Sem>(acc, slots);
+    if (threadIdx.x == 0) store_piece<Sem>(output, p, acc, length, redo);
+    __syncthreads();  // slots are reused by the next piece
+  }
+}
+
+}  // namespace reducelab::detail
+
+namespace reducelab::detail {
+
+// Which kernels one reduce_axis / reduce_segments call runs (the GPU and the SIMT runner share
+// this choice). Order-free operations (exact sums and means of floating-point pieces among them):
+// columns read coalesced (reduceColumns), rows of up to a tile a few lanes each (reduceRowGroups),
+// columns of at most one vector a thread each, longer rows and segments a block each
+// (reduceLongPieces), segments of up to a tile a warp each. Floating-point products and user
+// operations keep each piece's fixed order (piece_kernels).
+struct PiecePlan {
+  bool columns = false;      // reduceColumns
+  bool row_groups = false;   // reduceRowGroups, `lanes` lanes per row
+  unsigned lanes = 1;
+  bool long_pieces = false;  // reduceLongPieces
+  PieceKernels fixed;        // reduceTinyPieces / reduceShortPieces / reduceSegments
+};
+template <class T, class Sem>
+inline PiecePlan plan_pieces(Pieces* p) {
+  PiecePlan plan;
+  if constexpr (Sem::order_free) {
+    if (columns_fit<T, Sem>(*p)) {
+      plan.columns = true;
+    } else if (row_groups_fit<T, Sem>(*p)) {
+      plan.row_groups = true;
+      plan.lanes = row_group_lanes<T>(p->length);
+    } else if (!p->offsets && p->length <= Shape<T>::kVec) {
+      plan.fixed.threads = true;
+    } else if (!p->offsets) {
+      plan.long_pieces = true;
+    } else {
+      plan.fixed.warps = true;
+      plan.long_pieces = true;
+      p->skip_short = true;
+    }
+    return plan;
+  }
+  plan.fixed = piece_kernels<T>(p);
+  return plan;
 }
 
 }  // namespace reducelab::detail
