@@ -1,9 +1,19 @@
 #pragma once
 // The kernels of reduce_axis and reduce_segments. Every piece (a row, a column or a segment;
-// pieces.hpp) is reduced in reducelab::reduce's fixed order for its length (reduce_order.hpp), so
-// its bits depend on its elements alone, never on the kernel, the grid or the GPU. Read by nvcc
-// and by g++ (SIMT).
+// pieces.hpp) gets what reducelab::reduce gives for its elements alone, so its bits never depend
+// on the kernel, the grid or the GPU: order-free operations (integers, min/max, arg-extrema, and
+// floating-point sums and means, carried as exact pairs: exact_pieces.cuh) in whatever order
+// reads fastest, the others (floating-point products, user operations) in reducelab::reduce's
+// fixed order for the piece's length (reduce_order.hpp). Read by nvcc and by g++ (SIMT).
 //
+// Order-free (plan_pieces at the end of this file):
+//   reduceColumns      columns (axis 0): coalesced across neighbouring columns, rows in bands.
+//   reduceRowGroups    rows of up to a tile: a few lanes per row, 16-byte loads, several rows
+//                      per warp in flight.
+//   reduceLongPieces   longer rows and segments: a block each.
+//   reduceRedoPieces   exact sums only: the pieces whose pair lost part of the sum, with digits.
+// The fixed order (order-free operations take the first two too: columns of at most one
+// vector, segments of at most a tile):
 //   reduceTinyPieces   a thread per piece of at most one vector (a matrix's rows or columns of
 //                      a few elements): neighbouring threads read neighbouring pieces.
 //   reduceShortPieces  a warp per contiguous piece of at most one tile (kTile elements: 8192
@@ -16,12 +26,9 @@
 // Fewer long rows than multiprocessors go through reducelab::reduce row by row instead
 // (device_segments.cuh): the same order, the whole GPU on each row.
 //
-//   reduceColumns      columns of an order-free operation (integer sums, min, max, arg-extrema):
-//                      read coalesced across neighbouring columns, rows cut into bands.
-//
-// Still slow: columns of floating-point sums and products follow each column's fixed order, one
-// element per row with a stride; a few long segments (whose lengths only the GPU knows) get a
-// block each.
+// Still slow: columns of floating-point products follow each column's fixed order, one element
+// per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
+// ragged short segments get a warp each whatever their length.
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
@@ -218,7 +225,7 @@ __global__ void __launch_bounds__(kThreads)
 namespace reducelab::detail {
 
 // ---- Columns of an order-free operation, read coalesced ----------------------------------------
-// Integer sums and products, min, max, argmin and argmax give the same bits in any order, so a
+// Integer sums and products, min, max, argmin, argmax and exact pairs give the same bits in any order, so a
 // matrix's columns (axis 0) need not follow the fixed order of each column: a warp reads W
 // neighbouring columns (W = min(cols, 32)) of 32 / W neighbouring rows at once, every lane one
 // element, so a row's columns come in as one coalesced load instead of one sector per element.
@@ -292,10 +299,7 @@ __global__ void __launch_bounds__(kThreads)
         T x[8];
 #pragma unroll
         for (unsigned k = 0; k < 8; ++k) x[k] = input[(r + k * step) * shape.pitch + column];
-        Inner in = Sem::inner_identity();
-#pragma unroll
-        for (unsigned k = 0; k < 8; ++k) in = Sem::inner_combine(in, Sem::lift(x[k], r + k * step));
-        acc = Sem::absorb(acc, in);
+        acc = absorb_elements<Sem, 8>(acc, x, [&](unsigned k) { return r + k * step; });
       }
       Inner in = Sem::inner_identity();
       for (; r < row_end; r += step) in = Sem::inner_combine(in, Sem::lift(input[r * shape.pitch + column], r));
@@ -405,13 +409,19 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (unsigned u = 0; u < kRowUnroll; ++u)
         if (row[u] < pieces.count) v[u] = load_part(input + row[u] * pieces.step, at, length, aligned);
+      if (at + kVec <= length) {  // whole vectors (the same for every row)
 #pragma unroll
-      for (unsigned u = 0; u < kRowUnroll; ++u) {
-        Inner in = Sem::inner_identity();
+        for (unsigned u = 0; u < kRowUnroll; ++u)
+          acc[u] = absorb_elements<Sem, kVec>(acc[u], v[u].v, [&](unsigned j) { return at + j; });
+      } else {
 #pragma unroll
-        for (unsigned j = 0; j < kVec; ++j)
-          if (at + j < length) in = Sem::inner_combine(in, Sem::lift(v[u].v[j], at + j));
-        acc[u] = Sem::absorb(acc[u], in);
+        for (unsigned u = 0; u < kRowUnroll; ++u) {
+          Inner in = Sem::inner_identity();
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j)
+            if (at + j < length) in = Sem::inner_combine(in, Sem::lift(v[u].v[j], at + j));
+          acc[u] = Sem::absorb(acc[u], in);
+        }
       }
     }
 #pragma unroll
@@ -450,19 +460,13 @@ __global__ void __launch_bounds__(kThreads)
         Vec<T> v[kIn];
 #pragma unroll
         for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(x, (k + u * kThreads) * kVec);
-        Inner in = Sem::inner_identity();
 #pragma unroll
         for (unsigned u = 0; u < kIn; ++u)
-#pragma unroll
-          for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(v[u].v[j], (k + u * kThreads) * kVec + j));
-        acc = Sem::absorb(acc, in);
+          acc = absorb_elements<Sem, kVec>(acc, v[u].v, [&](unsigned j) { return (k + u * kThreads) * kVec + j; });
       }
       for (; k < vectors; k += kThreads) {
         const Vec<T> v = load_vec(x, k * kVec);
-        Inner in = Sem::inner_identity();
-#pragma unroll
-        for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(v.v[j], k * kVec + j));
-        acc = Sem::absorb(acc, in);
+        acc = absorb_elements<Sem, kVec>(acc, v.v, [&](unsigned j) { return k * kVec + j; });
       }
       for (std::uint64_t e = vectors * kVec + threadIdx.x; e < length; e += kThreads) {
         Inner in = Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[e], e));
@@ -475,10 +479,7 @@ __global__ void __launch_bounds__(kThreads)
         T v[kIn];
 #pragma unroll
         for (unsigned u = 0; u < kIn; ++u) v[u] = x[(e + u * kThreads) * stride];
-        Inner in = Sem::inner_identity();
-#pragma unroll
-        for (unsigned u = 0; u < kIn; ++u) in = Sem::inner_combine(in, Sem::lift(v[u], e + u * kThreads));
-        acc = Sem::absorb(acc, in);
+        acc = absorb_elements<Sem, kIn>(acc, v, [&](unsigned u) { return e + u * kThreads; });
       }
       for (; e < length; e += kThreads) acc = Sem::absorb(acc, Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[e * stride], e)));
     }

@@ -129,6 +129,34 @@ struct ExactPieceSemantics {
   }
   RL_HD_INLINE static Inner inner_combine(Inner a, Inner b) { return combine(a, b); }
   RL_HD_INLINE static Acc absorb(Acc a, Inner b) { return combine(a, b); }
+  // N elements at once: when their exponents lie close enough together that summing them one by
+  // one in plain double is exact (tile_sum_is_exact, as reduceExact's tiles), that sum joins the
+  // pair with one merge instead of N; otherwise (or with an infinity or NaN) one by one.
+  template <unsigned N>
+  RL_HD_INLINE static Acc absorb_batch(Acc acc, const T* v) {
+    if constexpr (!std::is_same_v<T, double>) {
+      constexpr unsigned kShift = std::is_same_v<T, float> ? 23 : (std::is_same_v<T, half> ? 10 : 7);
+      constexpr unsigned kSpecial = std::is_same_v<T, half> ? 0x1f : 0xff;
+      constexpr int kLog2 = N <= 1 ? 0 : N <= 2 ? 1 : N <= 4 ? 2 : N <= 8 ? 3 : N <= 16 ? 4 : N <= 32 ? 5 : 6;
+      static_assert(N <= 64, "tile_sum_is_exact is asked for at most 64 elements");
+      std::uint32_t most = 0, least = 0xffffffffu;
+      for (unsigned j = 0; j < N; ++j) {
+        std::uint32_t m;
+        if constexpr (std::is_same_v<T, float>) m = bits_of_float(v[j]) & 0x7fffffffu;
+        else m = v[j].bits & 0x7fffu;
+        most = m > most ? m : most;
+        least = m - 1u < least ? m - 1u : least;  // zeros wrap to the top and drop out
+      }
+      const int emax = static_cast<int>(most >> kShift), emin = static_cast<int>(least >> kShift);
+      if (emax < static_cast<int>(kSpecial) && tile_sum_is_exact<T>(emin, emax, kLog2)) {
+        double sum = -0.0;  // -0 + -0 stays -0: an all-(-0) batch keeps its sign
+        for (unsigned j = 0; j < N; ++j) sum += static_cast<double>(widen(v[j]));
+        return combine(acc, ExactPair{sum, 0.0});
+      }
+    }
+    for (unsigned j = 0; j < N; ++j) acc = combine(acc, lift(v[j], 0));
+    return acc;
+  }
   // Whether the pair lost part of its sum and no infinity or NaN decides the result anyway.
   RL_HD_INLINE static bool needs_redo(const Acc& p) {
     return pair_is_special(p) && pair_flags(p) == kPairLost;

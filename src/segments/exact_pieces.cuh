@@ -13,6 +13,20 @@ namespace reducelab::detail {
 // kernel's ticket, words 2.. hold up to kRedoSlots piece numbers. Zero between launches.
 inline constexpr std::uint64_t kRedoSlots = 1u << 16;
 
+// Folds N loaded elements into `acc`: exact pairs take them as a batch (absorb_batch), other
+// operations one by one through an Inner (index_of(k): element k's index in its piece).
+template <class Sem, unsigned N, class T, class IndexOf>
+__device__ __forceinline__ typename Sem::Acc absorb_elements(typename Sem::Acc acc, const T* v, IndexOf index_of) {
+  if constexpr (is_exact_pieces<Sem>::value) {
+    return Sem::template absorb_batch<N>(acc, v);
+  } else {
+    typename Sem::Inner in = Sem::inner_identity();
+#pragma unroll
+    for (unsigned k = 0; k < N; ++k) in = Sem::inner_combine(in, Sem::lift(v[k], index_of(k)));
+    return Sem::absorb(acc, in);
+  }
+}
+
 // Writes piece p's result, or (an exact pair that lost part of its sum) lists p for the redo.
 template <class Sem>
 __device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, std::uint64_t p,
