@@ -18,7 +18,8 @@
 //                      a few elements): neighbouring threads read neighbouring pieces.
 //   reduceShortPieces  a warp per contiguous piece of at most one tile (kTile elements: 8192
 //                      floats): the warp's lanes stand in for the block's 256 threads, so the
-//                      order is the block's; lane l reads vector l of each row, 512 bytes a row.
+//                      order is the block's; lane l reads vector l of each row, 512 bytes a row
+//                      (order-free operations: four loads in flight per lane, one warp fold).
 //   reduceSegments     a block per piece: the piece's chunks one after another with the
 //                      library's own fold_chunk and block_fold, the chunk results in shared
 //                      memory, folded as reduceChunks' last block does.
@@ -133,6 +134,44 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_tile(rl::gmem<const T> x,
   return Sem::combine(Sem::combine(a0, a2), Sem::combine(a1, a3));
 }
 
+// An order-free operation over a contiguous piece of n <= kTile elements, by one warp: lanes take
+// vectors (or, unaligned, elements) in turn, four loads in flight each, then a warp fold. Any
+// order gives these operations' bits. The whole warp must call it.
+template <class T, class Sem>
+__device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n, bool aligned) {
+  using Acc = typename Sem::Acc;
+  constexpr unsigned kVec = Shape<T>::kVec;
+  const unsigned lane = threadIdx.x % 32;
+  Acc acc = Sem::identity();
+  std::uint64_t done = 0;
+  if (aligned) {
+    const std::uint64_t vectors = n / kVec;
+    std::uint64_t k = lane;
+    for (; k + 3 * 32 < vectors; k += 4 * 32) {
+      Vec<T> v[4];
+#pragma unroll
+      for (unsigned u = 0; u < 4; ++u) v[u] = load_vec(x, (k + u * 32) * kVec);
+#pragma unroll
+      for (unsigned u = 0; u < 4; ++u)
+        acc = absorb_elements<Sem, kVec>(acc, v[u].v, [&](unsigned j) { return (k + u * 32) * kVec + j; });
+    }
+    for (; k < vectors; k += 32) {
+      const Vec<T> v = load_vec(x, k * kVec);
+      acc = absorb_elements<Sem, kVec>(acc, v.v, [&](unsigned j) { return k * kVec + j; });
+    }
+    done = vectors * kVec;
+  }
+  std::uint64_t e = done + lane;
+  for (; e + 3 * 32 < n; e += 4 * 32) {
+    T v[4];
+#pragma unroll
+    for (unsigned u = 0; u < 4; ++u) v[u] = x[e + u * 32];
+    acc = absorb_elements<Sem, 4>(acc, v, [&](unsigned u) { return e + u * 32; });
+  }
+  for (; e < n; e += 32) acc = Sem::absorb(acc, Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[e], e)));
+  return warp_fold<Sem>(acc);
+}
+
 // Launch with kThreads threads and any grid; thread k of the grid reduces pieces k, k + (threads
 // in the grid), ... of a matrix whose pieces hold at most one vector (kVec elements): such a piece
 // lies in the block's thread 0's first vector, every other thread, warp and chunk holds the
@@ -168,7 +207,9 @@ __global__ void __launch_bounds__(kThreads)
     piece_extent(pieces, begin, end, p, &first, &length);
     if (length > Shape<T>::kTile) continue;  // the same for the whole warp
     const rl::gmem<const T> x = input + first;
-    const typename Sem::Acc v = warp_fold_tile<T, Sem>(x, length, is_aligned16(x));
+    typename Sem::Acc v;
+    if constexpr (Sem::order_free) v = warp_fold_free<T, Sem>(x, length, is_aligned16(x));
+    else v = warp_fold_tile<T, Sem>(x, length, is_aligned16(x));
     if (threadIdx.x % 32 == 0) store_piece<Sem>(output, p, v, length, redo);
   }
 }
