@@ -2,7 +2,7 @@
 // The kernels of reduce_axis and reduce_segments. Every piece (a row, a column or a segment;
 // pieces.hpp) gets what reducelab::reduce gives for its elements alone, so its bits never depend
 // on the kernel, the grid or the GPU: order-free operations (integers, min/max, arg-extrema, and
-// floating-point sums and means, carried as exact pairs: exact_pieces.cuh) in whatever order
+// floating-point sums and means, carried as exact pairs: exact_pair.cuh) in whatever order
 // reads fastest, the others (floating-point products, user operations) in reducelab::reduce's
 // fixed order for the piece's length (reduce_order.hpp). Read by nvcc and by g++ (SIMT).
 //

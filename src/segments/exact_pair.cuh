@@ -1,6 +1,6 @@
 #pragma once
 // Exact floating-point sums and means of many pieces at once (reduce_axis, reduce_segments),
-// built on exact_sum.cuh's arithmetic. Read by nvcc and by g++ (SIMT).
+// built on exact_sum.cuh's arithmetic. Read by nvcc, by g++ (SIMT) and by the CPU backend.
 //
 // A piece's running sum is an ExactPair: the unevaluated sum a + b of two doubles, updated with
 // ExactCarry's TwoSum steps, which is the exact sum of what it has taken in as long as no step
