@@ -1,7 +1,7 @@
 #pragma once
-// What `reducelab bench` times, one object per implementation and case: the calls it makes (reducelab::reduce, CUB, thrust). Read by g++ (bench.cpp,
-// bench_reducelab.cpp) and by nvcc (bench_cub.cu, bench_thrust.cu), so it carries no JSON and
-// no CUDA types.
+// What `reducelab bench` times, one object per implementation and case: the calls it makes
+// (reducelab::reduce, CUB, thrust). Read by g++ (bench_*.cpp) and by nvcc (bench_cub.cu,
+// bench_thrust.cu, bench_shapes_cub.cu), so it carries no JSON and no CUDA types.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
