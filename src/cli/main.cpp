@@ -21,6 +21,7 @@
 #include "lab/device.hpp"
 #include "lab/divergence_run.hpp"
 #include "lab/errors.hpp"
+#include "lab/flags.hpp"
 #include "lab/profile.hpp"
 #include "lab/reduce_file.hpp"
 #include "lab/report.hpp"
@@ -48,15 +49,9 @@ lab::Format parse_format(const std::string& s) {
 
 using lab::parse_size;
 
-// --dtype and --op as every subcommand but bench takes them (bench: lab/bench_plan.cpp).
-reducelab::Dtype parse_dtype_flag(const std::string& s) {
-  if (auto d = reducelab::parse_dtype(s)) return *d;
-  throw UsageError(fmt::format("--dtype {}: unknown dtype; choose {}", s, reducelab::dtype_choices()));
-}
-reducelab::OpKind parse_op_flag(const std::string& s) {
-  if (auto o = reducelab::parse_op(s)) return *o;
-  throw UsageError(fmt::format("--op {}: unknown op; choose {}", s, reducelab::op_choices()));
-}
+// --dtype and --op as the gallery's subcommands take them (run, explain, profile, report).
+core::Dtype parse_dtype_flag(const std::string& s) { return lab::dtype_flag("--dtype", s, lab::Rows::lab); }
+core::OpKind parse_op_flag(const std::string& s) { return lab::op_flag("--op", s, lab::Rows::lab); }
 
 // "W" or "WxH", each a positive size.
 analysis::Extent2 parse_extent(const std::string& flag, const std::string& s) {
@@ -106,6 +101,26 @@ std::vector<const gallery::Entry*> parse_kernels(const std::string& flag, const 
   }
   if (out.empty()) throw UsageError(fmt::format("{} {}: no kernel given", flag, spec));
   return out;
+}
+
+// explain and profile: one kernel by id, and the size, block, dtype and op it runs with.
+lab::Plan one_kernel_plan(const std::string& command, const std::string& id, const std::string& n_text, unsigned block,
+                          const std::string& dtype, const std::string& op) {
+  lab::Plan plan;
+  bool all = false;
+  plan.kernels = parse_kernels(command, id, &all);
+  if (all || plan.kernels.size() != 1) throw UsageError(fmt::format("{} {}: name one kernel", command, id));
+  plan.n = parse_size("--n", n_text);
+  plan.block = block;
+  plan.dtype = parse_dtype_flag(dtype);
+  plan.op = parse_op_flag(op);
+  return plan;
+}
+
+gallery::Accumulate parse_accumulate(const std::string& s) {
+  if (s == "wide") return gallery::Accumulate::wide;
+  if (s == "wrap") return gallery::Accumulate::wrap;
+  throw UsageError(fmt::format("--accumulate {}: choose wide or wrap", s));
 }
 
 // An option given with an empty value (--n '') is refused rather than read as "not given".
@@ -188,7 +203,7 @@ int report_command(lab::BackendChoice choice, const std::string& out_dir, const 
     p.kernels = {e};
     p.n = en;
     p.block = explain_block;
-    p.dtype = reducelab::Dtype::float32;
+    p.dtype = core::Dtype::float32;
     try {
       page.explained.push_back(lab::explain(p));
     } catch (const UsageError& err) {
@@ -448,14 +463,7 @@ int run_cli(int argc, char** argv) {
   if (*report_cmd) return report_command(choice, rout, rkernels, rn_text, rblock, rdtype, rrepeats, ren_text, reblock,
                                      rbench, argc, argv);
   if (*explain) {
-    lab::Plan plan;
-    bool all = false;
-    plan.kernels = parse_kernels("explain", ekernel, &all);
-    if (all || plan.kernels.size() != 1) throw UsageError(fmt::format("explain {}: name one kernel", ekernel));
-    plan.n = parse_size("--n", en_text);
-    plan.block = eblock;
-    plan.dtype = parse_dtype_flag(edtype);
-    plan.op = parse_op_flag(eop);
+    lab::Plan plan = one_kernel_plan("explain", ekernel, en_text, eblock, edtype, eop);
     const auto fmt_choice = parse_format(eformat);
     std::unique_ptr<lab::Device> device;
     if (choice == lab::BackendChoice::cuda) {  // auto stays on simt: the counts are exact there
@@ -493,17 +501,8 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
   if (*profile) {
-    lab::Plan plan;
-    bool all = false;
-    plan.kernels = parse_kernels("profile", pkernel, &all);
-    if (all || plan.kernels.size() != 1) throw UsageError(fmt::format("profile {}: name one kernel", pkernel));
-    plan.n = parse_size("--n", pn_text);
-    plan.block = pblock;
-    plan.dtype = parse_dtype_flag(pdtype);
-    plan.op = parse_op_flag(pop);
-    if (paccumulate == "wide") plan.accumulate = gallery::Accumulate::wide;
-    else if (paccumulate == "wrap") plan.accumulate = gallery::Accumulate::wrap;
-    else throw UsageError(fmt::format("--accumulate {}: choose wide or wrap", paccumulate));
+    lab::Plan plan = one_kernel_plan("profile", pkernel, pn_text, pblock, pdtype, pop);
+    plan.accumulate = parse_accumulate(paccumulate);
     const auto fmt_choice = parse_format(pformat);
     if (choice == lab::BackendChoice::simt)
       throw UsageError("profile --backend simt: ncu reads a GPU's counters; the emulator's counts are `reducelab explain`");
@@ -540,9 +539,7 @@ int run_cli(int argc, char** argv) {
   plan.kernels = parse_kernels("--kernels", kernels, &plan.all_kernels);
   plan.dtype = parse_dtype_flag(dtype);
   plan.op = parse_op_flag(op);
-  if (accumulate == "wide") plan.accumulate = gallery::Accumulate::wide;
-  else if (accumulate == "wrap") plan.accumulate = gallery::Accumulate::wrap;
-  else throw UsageError(fmt::format("--accumulate {}: choose wide or wrap", accumulate));
+  plan.accumulate = parse_accumulate(accumulate);
   plan.block = block;
   plan.param = param;
   if (param != 0)

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "reducelab/ops.hpp"
+#include "core/ops.hpp"
 #include "reducelab/types.hpp"
 
 namespace rl::core {

@@ -12,15 +12,15 @@ namespace rl::inline RL_GALLERY_BACKEND {
 #if RL_SIMT
 
 template <class T>
-inline void atomic_combine(reducelab::Sum<T>, gmem<T> p, T v) {
+inline void atomic_combine(core::Sum<T>, gmem<T> p, T v) {
   atomicAdd(p, v);
 }
 template <class T>
-inline void atomic_combine(reducelab::Min<T>, gmem<T> p, T v) {
+inline void atomic_combine(core::Min<T>, gmem<T> p, T v) {
   atomicMin(p, v);
 }
 template <class T>
-inline void atomic_combine(reducelab::Max<T>, gmem<T> p, T v) {
+inline void atomic_combine(core::Max<T>, gmem<T> p, T v) {
   atomicMax(p, v);
 }
 
@@ -43,32 +43,32 @@ __device__ __forceinline__ void cas_combine(T* p, T v, Op op) {
 }
 }  // namespace detail
 
-__device__ __forceinline__ void atomic_combine(reducelab::Sum<int>, int* p, int v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_combine(reducelab::Sum<long long>, long long* p, long long v) {
+__device__ __forceinline__ void atomic_combine(core::Sum<int>, int* p, int v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_combine(core::Sum<long long>, long long* p, long long v) {
   atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
 }
-__device__ __forceinline__ void atomic_combine(reducelab::Sum<float>, float* p, float v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_combine(reducelab::Sum<double>, double* p, double v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_combine(core::Sum<float>, float* p, float v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_combine(core::Sum<double>, double* p, double v) { atomicAdd(p, v); }
 
-__device__ __forceinline__ void atomic_combine(reducelab::Min<int>, int* p, int v) { atomicMin(p, v); }
-__device__ __forceinline__ void atomic_combine(reducelab::Max<int>, int* p, int v) { atomicMax(p, v); }
-__device__ __forceinline__ void atomic_combine(reducelab::Min<long long>, long long* p, long long v) {
+__device__ __forceinline__ void atomic_combine(core::Min<int>, int* p, int v) { atomicMin(p, v); }
+__device__ __forceinline__ void atomic_combine(core::Max<int>, int* p, int v) { atomicMax(p, v); }
+__device__ __forceinline__ void atomic_combine(core::Min<long long>, long long* p, long long v) {
   atomicMin(p, v);
 }
-__device__ __forceinline__ void atomic_combine(reducelab::Max<long long>, long long* p, long long v) {
+__device__ __forceinline__ void atomic_combine(core::Max<long long>, long long* p, long long v) {
   atomicMax(p, v);
 }
 
-__device__ __forceinline__ void atomic_combine(reducelab::Min<float> op, float* p, float v) {
+__device__ __forceinline__ void atomic_combine(core::Min<float> op, float* p, float v) {
   detail::cas_combine<unsigned int>(p, v, op);
 }
-__device__ __forceinline__ void atomic_combine(reducelab::Max<float> op, float* p, float v) {
+__device__ __forceinline__ void atomic_combine(core::Max<float> op, float* p, float v) {
   detail::cas_combine<unsigned int>(p, v, op);
 }
-__device__ __forceinline__ void atomic_combine(reducelab::Min<double> op, double* p, double v) {
+__device__ __forceinline__ void atomic_combine(core::Min<double> op, double* p, double v) {
   detail::cas_combine<unsigned long long>(p, v, op);
 }
-__device__ __forceinline__ void atomic_combine(reducelab::Max<double> op, double* p, double v) {
+__device__ __forceinline__ void atomic_combine(core::Max<double> op, double* p, double v) {
   detail::cas_combine<unsigned long long>(p, v, op);
 }
 

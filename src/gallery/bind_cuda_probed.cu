@@ -14,7 +14,7 @@
   ::rl::gallery::Binding {                                                                  \
     ::rl::gallery::Entry __VA_ARGS__, [](const ::rl::gallery::LaunchArgs& rl_args_) {       \
       ::rl::gallery::require_int32_sum(rl_args_, #launcher);                                \
-      launcher<int, long long, ::reducelab::Sum<long long>>(rl_args_);                      \
+      launcher<int, long long, ::rl::core::Sum<long long>>(rl_args_);                      \
     }                                                                                       \
   }
 

@@ -11,7 +11,7 @@
 #include "analysis/probe.cuh"
 #include "gallery/geometry.hpp"
 #include "gallery/registry.hpp"
-#include "reducelab/ops.hpp"
+#include "core/ops.hpp"
 #include "simt/portable.cuh"
 
 // Everything the gallery's headers define lives in an inline namespace named for the backend
@@ -29,9 +29,9 @@
 
 namespace rl::gallery::inline RL_GALLERY_BACKEND {
 
-using reducelab::Max;
-using reducelab::Min;
-using reducelab::Sum;
+using core::Max;
+using core::Min;
+using core::Sum;
 
 // The elements block `block` of a tile of `tile` elements starting at `base` actually owns:
 // min(tile, n - base). Every kernel guards its partner reads with it, so a tail block never

@@ -22,7 +22,7 @@ namespace {
 template <class In, class Acc, class Op>
 cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, const In* in, Acc* out, std::size_t n,
                        cudaStream_t stream) {
-  using reducelab::OpKind;
+  using core::OpKind;
   if constexpr (std::is_same_v<In, Acc>) {
     if constexpr (Op::kind == OpKind::sum)
       return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, stream);

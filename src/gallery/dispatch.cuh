@@ -1,40 +1,31 @@
 #pragma once
 // (dtype, op, accumulate) -> one instantiation of a launcher template <In, Acc, Op>.
 //
-// The only switch over types in the gallery: every binding goes through RL_GALLERY_BIND, so each
-// kernel is instantiated exactly for
-//   int32 + Accumulate::wide -> In = int,    Acc = long long   (cannot overflow)
-//   int32 + Accumulate::wrap -> In = int,    Acc = int         (the textbook's int; wraps mod 2^32)
-//   float                    -> In = float,  Acc = float
-//   double                   -> In = double, Acc = double
-// times the ops Sum, Min, Max of reducelab/ops.hpp over Acc.
+// Every binding goes through RL_GALLERY_BIND, so each kernel is instantiated exactly for the
+// gallery's rows of the dtype table (core/dtype.hpp) times the lab's rows of the op table
+// (core/ops.hpp), the op as its core::Combine over Acc:
+//   integers + Accumulate::wide -> Acc = long long  (int32: cannot overflow)
+//   integers + Accumulate::wrap -> Acc = In         (the textbook's int; wraps mod 2^32)
+//   floating point              -> Acc = In
 #include <stdexcept>
 
 #include "gallery/common.cuh"
 
 namespace rl::gallery::inline RL_GALLERY_BACKEND {
 
-template <class In, class Acc, class F>
-void dispatch_op(OpKind op, F& f) {
-  switch (op) {
-    case OpKind::sum: return f.template operator()<In, Acc, reducelab::Sum<Acc>>();
-    case OpKind::min: return f.template operator()<In, Acc, reducelab::Min<Acc>>();
-    case OpKind::max: return f.template operator()<In, Acc, reducelab::Max<Acc>>();
-  }
-  throw std::invalid_argument("gallery: unknown op");
-}
-
 // Calls f.template operator()<In, Acc, Op>() for the types `a` asks for.
 template <class F>
 void dispatch(const LaunchArgs& a, F&& f) {
-  switch (a.dtype) {
-    case Dtype::int32:
-      if (a.accumulate == Accumulate::wrap) return dispatch_op<int, int>(a.op, f);
-      return dispatch_op<int, long long>(a.op, f);
-    case Dtype::float32: return dispatch_op<float, float>(a.op, f);
-    case Dtype::float64: return dispatch_op<double, double>(a.op, f);
-  }
-  throw std::invalid_argument("gallery: unknown dtype");
+  core::with_gallery_dtype(a.dtype, [&]<class In>() {
+    core::with_lab_op(a.op, [&]<class Tag>() {
+      if constexpr (std::is_integral_v<In>) {
+        if (a.accumulate == Accumulate::wrap) return f.template operator()<In, In, core::Combine<Tag, In>>();
+        return f.template operator()<In, long long, core::Combine<Tag, long long>>();
+      } else {
+        return f.template operator()<In, In, core::Combine<Tag, In>>();
+      }
+    });
+  });
 }
 
 }  // namespace rl::gallery::inline RL_GALLERY_BACKEND

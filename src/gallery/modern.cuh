@@ -65,10 +65,10 @@ template <class T, class Op>
 __device__ T warp_reduce_sync(T v, const Op& op, unsigned scale = 1) {
   if constexpr (std::is_same_v<T, int>) {
     const rl::probe::Step probe(scale);
-    if constexpr (Op::kind == reducelab::OpKind::sum) return __reduce_add_sync(kFullMask, v);
-    else if constexpr (Op::kind == reducelab::OpKind::min) return __reduce_min_sync(kFullMask, v);
+    if constexpr (Op::kind == core::OpKind::sum) return __reduce_add_sync(kFullMask, v);
+    else if constexpr (Op::kind == core::OpKind::min) return __reduce_min_sync(kFullMask, v);
     else return __reduce_max_sync(kFullMask, v);
-  } else if constexpr (std::is_same_v<T, long long> && Op::kind == reducelab::OpKind::sum) {
+  } else if constexpr (std::is_same_v<T, long long> && Op::kind == core::OpKind::sum) {
     const rl::probe::Step probe(scale);
     const unsigned long long u = static_cast<unsigned long long>(v);
     const unsigned lo = static_cast<unsigned>(u & 0xffffu);

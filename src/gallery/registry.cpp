@@ -59,13 +59,14 @@ LaunchFn launcher(const Entry& e, Backend b) {
   return nullptr;
 }
 
-std::size_t accumulator_bytes(Dtype d, Accumulate a) {
-  if (d == Dtype::int32) return a == Accumulate::wide ? sizeof(long long) : sizeof(int);
-  return reducelab::size_of(d);
+Dtype accumulator_dtype(Dtype d, Accumulate a) {
+  return core::is_integer(d) && a == Accumulate::wide ? Dtype::int64 : d;
 }
 
+std::size_t accumulator_bytes(Dtype d, Accumulate a) { return core::size_of(accumulator_dtype(d, a)); }
+
 std::size_t input_bytes(const Entry& e, Dtype d, Accumulate a) {
-  return e.constraints.in_place ? accumulator_bytes(d, a) : reducelab::size_of(d);
+  return e.constraints.in_place ? accumulator_bytes(d, a) : core::size_of(d);
 }
 
 Footprint footprint(const Entry& e, std::size_t n, unsigned block, Dtype d, Accumulate a) {
@@ -81,7 +82,7 @@ Footprint footprint(const Entry& e, std::size_t n, unsigned block, Dtype d, Accu
 
 bool deterministic(const Entry& e, Dtype d, OpKind op) {
   if (e.constraints.unsafe) return false;
-  if (e.constraints.float_atomics) return reducelab::is_integer(d) || op != OpKind::sum;
+  if (e.constraints.float_atomics) return core::is_integer(d) || op != OpKind::sum;
   return e.constraints.deterministic;
 }
 

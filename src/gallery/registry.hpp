@@ -13,13 +13,13 @@
 #include <string_view>
 #include <vector>
 
-#include "reducelab/dtype.hpp"
-#include "reducelab/ops.hpp"
+#include "core/dtype.hpp"
+#include "core/ops.hpp"
 
 namespace rl::gallery {
 
-using reducelab::Dtype;
-using reducelab::OpKind;
+using core::Dtype;
+using core::OpKind;
 
 enum class Backend { cuda, simt };
 std::string_view name(Backend b);
@@ -99,6 +99,9 @@ LaunchFn launcher(const Entry& e, Backend b);
 // Element size of the input buffer an entry expects, and of its result.
 std::size_t input_bytes(const Entry& e, Dtype d, Accumulate a);  // in-place kernels: acc bytes
 std::size_t accumulator_bytes(Dtype d, Accumulate a);
+// What the kernels accumulate d in, and so what their result is: integers widened to int64
+// (Accumulate::wide) or kept (wrap); floating point in its own type. dispatch.cuh instantiates it.
+Dtype accumulator_dtype(Dtype d, Accumulate a);
 
 // Whether an entry gives the same bits on every run for this dtype and op: false for the unsafe
 // entries, and for float/double sums of the entries that combine with float atomics.

@@ -14,6 +14,7 @@
 #include <iosfwd>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,7 @@
 
 namespace rl::lab::bench {
 
-enum class Impl { reducelab, reducelab_nondet, cub, thrust };
-inline constexpr Impl kAllImpls[] = {Impl::reducelab, Impl::reducelab_nondet, Impl::cub, Impl::thrust};
-std::string_view name(Impl i);
+enum class Impl { reducelab, reducelab_nondet, cub, thrust };  // one per row of impls()
 
 // The timing modes of lab/measure.hpp. On the CPU backend there is one mode of its own, a
 // steady clock around each call (a Row's `cpu`), named "wall".
@@ -35,10 +34,25 @@ using Mode = TimingMode;
 inline constexpr std::string_view kWallMode = "wall";
 
 struct Case {
-  Elem elem = Elem::int32;
+  Dtype elem = Dtype::int32;
   OpKind op = OpKind::sum;
   bool operator==(const Case&) const = default;
 };
+
+// The implementations bench times, one row each, in report order (bench_plan.cpp): the name
+// --impls takes, the cases it has rows for, and the factory of its Call (bench_calls.hpp).
+struct ImplInfo {
+  Impl id;
+  std::string_view name;
+  bool cpu = false;          // also runs with --backend cpu (as reducelab::cpu::reduce)
+  bool host_result = false;  // its Call hands the result to host memory (thrust)
+  // Why it has no row for a case on a GPU; "" where it has one.
+  std::string_view (*absent)(const Case&) = nullptr;
+  std::unique_ptr<Call> (*make)(const Case&, const void* input, std::size_t n, void* result, void* stream) = nullptr;
+};
+std::span<const ImplInfo> impls();
+const ImplInfo& info(Impl i);
+std::string_view name(Impl i);
 
 // The flags as typed. Empty strings mean "the default".
 struct Args {

@@ -80,7 +80,7 @@ __global__ void empty_kernel() {
 
 }  // namespace
 
-std::unique_ptr<Call> make_cub_call(Elem e, OpKind op, const void* input, std::size_t n, void* result,
+std::unique_ptr<Call> make_cub_call(Dtype e, OpKind op, const void* input, std::size_t n, void* result,
                                     void* stream) {
   return with_vendor_case(e, op, [&]<class In, class Out, OpKind K>() -> std::unique_ptr<Call> {
     return std::make_unique<CubCall<In, Out, K>>(input, n, result, stream);

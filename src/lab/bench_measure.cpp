@@ -13,14 +13,15 @@
 #include "lab/errors.hpp"
 #include "lab/input.hpp"
 #include "lab/sizes.hpp"
+#include "lab/verify.hpp"
 
 namespace rl::lab::bench {
 
 #if !RL_WITH_CUDA
-std::unique_ptr<Call> make_cub_call(Elem, OpKind, const void*, std::size_t, void*, void*) {
+std::unique_ptr<Call> make_cub_call(Dtype, OpKind, const void*, std::size_t, void*, void*) {
   throw std::logic_error("CUB: this reducelab was built without CUDA");
 }
-std::unique_ptr<Call> make_thrust_call(Elem, OpKind, const void*, std::size_t, void*, void*) {
+std::unique_ptr<Call> make_thrust_call(Dtype, OpKind, const void*, std::size_t, void*, void*) {
   throw std::logic_error("thrust: this reducelab was built without CUDA");
 }
 void launch_empty_kernel(void*) { throw std::logic_error("bench: this reducelab was built without CUDA"); }
@@ -42,90 +43,7 @@ namespace {
 unsigned host_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 // ---------------------------------------------------------------------------------------------
-// Inputs, their exact reductions, and the verdict
-
-// The exact reduction of a prefix of the input (core::Exact), extended across the host's cores
-// as the sweep's sizes grow.
-template <class T>
-void extend(core::Exact<T>& truth, const T* data, std::size_t to) {
-  if (to <= truth.n) return;
-  std::vector<core::Exact<T>> parts(host_threads());
-  std::atomic<std::size_t> next{0};
-  parallel_for(truth.n, to, [&](std::size_t b, std::size_t e) { parts[next++].add({data + b, e - b}); });
-  for (const auto& p : parts) truth.merge(p);
-}
-
-template <class T>
-std::string value_text(T v) {
-  if constexpr (reducelab::is_half_like<T>) return fmt::format("{:.9g}", reducelab::to_float(v));
-  else if constexpr (std::is_same_v<T, float>) return fmt::format("{:.9g}", v);
-  else if constexpr (std::is_same_v<T, double>) return fmt::format("{:.17g}", v);
-  else return std::to_string(v);
-}
-
-std::string int128_text(__int128 v) {
-  if (v == 0) return "0";
-  const bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
-  std::string s;
-  while (u) {
-    s += static_cast<char>('0' + static_cast<int>(u % 10));
-    u /= 10;
-  }
-  if (neg) s += '-';
-  return {s.rbegin(), s.rend()};
-}
-
-
-struct Verdict {
-  bool ok = false;
-  std::string result, expected, check;
-};
-
-// Judges `got` (result_bytes(e, op) bytes) against the truth. `same_bits`, when given, is a value
-// the result must equal bit for bit (reducelab's float sums: reducelab::cpu::reduce's).
-template <class T>
-Verdict judge(OpKind op, const unsigned char* got, const core::Exact<T>& truth,
-              const std::vector<unsigned char>* same_bits, const char* same_bits_name) {
-  Verdict v;
-  if (op != OpKind::sum) {
-    T r;
-    std::memcpy(&r, got, sizeof r);
-    const T want = op == OpKind::min ? truth.min : truth.max;
-    v.result = value_text(r);
-    v.expected = value_text(want);
-    v.ok = std::memcmp(&r, &want, sizeof r) == 0;
-    v.check = "equal bits";
-    return v;
-  }
-  using R = reducelab::accumulate_t<T>;
-  R r;
-  std::memcpy(&r, got, sizeof r);
-  v.result = value_text(r);
-  if constexpr (std::is_integral_v<R>) {
-    v.expected = int128_text(truth.integer);
-    v.ok = r == static_cast<R>(truth.integer);
-    v.check = "exact (128-bit reference)";
-  } else {
-    const double u = std::is_same_v<R, float> ? 0x1p-24 : 0x1p-53;
-    const double bound = core::float_tolerance(truth.n, truth.abs_sum, u);
-    const long double err = std::fabs(static_cast<long double>(r) - truth.value());
-    const bool close = err <= bound;  // false for NaN
-    v.check = fmt::format("|error| {:.2e} <= {:.2e}", static_cast<double>(err), bound);
-    if (same_bits) {
-      R want;
-      std::memcpy(&want, same_bits->data(), sizeof want);
-      v.expected = value_text(want);
-      v.ok = std::memcmp(&r, &want, sizeof r) == 0 && close;
-      v.check = fmt::format("bits equal {}; {}", same_bits_name, v.check);
-    } else {
-      v.expected = value_text(static_cast<R>(truth.value()));
-      v.ok = close;
-    }
-    if (!close) v.check = fmt::format("|error| {:.2e} OVER the bound {:.2e}", static_cast<double>(err), bound);
-  }
-  return v;
-}
+// Verdicts (lab/verify.hpp), per row
 
 // A repeat's verdict joins the row: the row shows the warm-up's check, or the first failure.
 void record(Row& row, const Verdict& v, int rep, bool& all_ok) {
@@ -153,8 +71,8 @@ void finish(Row& row, std::vector<double> ms, bool all_ok) {
 
 
 // Cases grouped by element type, so each input is made and uploaded once.
-std::vector<std::pair<Elem, std::vector<OpKind>>> by_elem(const std::vector<Case>& cases) {
-  std::vector<std::pair<Elem, std::vector<OpKind>>> out;
+std::vector<std::pair<Dtype, std::vector<OpKind>>> by_elem(const std::vector<Case>& cases) {
+  std::vector<std::pair<Dtype, std::vector<OpKind>>> out;
   for (const auto& c : cases) {
     auto it = std::find_if(out.begin(), out.end(), [&](const auto& g) { return g.first == c.elem; });
     if (it == out.end()) out.push_back({c.elem, {c.op}});
@@ -165,12 +83,8 @@ std::vector<std::pair<Elem, std::vector<OpKind>>> by_elem(const std::vector<Case
 
 // Whether an implementation has a row for this case, and if not, why (for the notes).
 std::string absent_because(Impl impl, const Case& c, bool cpu) {
-  if (cpu && impl != Impl::reducelab) return "runs only on a GPU (this is --backend cpu)";
-  if (impl == Impl::reducelab_nondet && !(is_floating(c.elem) && c.op == OpKind::sum))
-    return "only floating-point sums have a nondeterministic variant; the order cannot change this result";
-  if ((impl == Impl::cub || impl == Impl::thrust) && !vendor_has(c.elem, c.op))
-    return "instantiated only for int32/float/double x sum/min/max and half/bf16 sums";
-  return {};
+  if (cpu && !info(impl).cpu) return "runs only on a GPU (this is --backend cpu)";
+  return std::string(info(impl).absent(c));
 }
 
 void note_once(Report& r, const std::string& text) {
@@ -189,32 +103,22 @@ void add_absence_notes(Report& r, bool cpu) {
     std::vector<std::pair<std::string, std::string>> reasons;  // reason, cases
     for (const auto& c : r.plan.cases) {
       const std::string why = absent_because(impl, c, cpu);
-      if (why.empty() || (cpu && impl != Impl::reducelab)) continue;
+      if (why.empty() || (cpu && !info(impl).cpu)) continue;
       auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == why; });
-      const std::string what = fmt::format("{} {}", name(c.elem), reducelab::name(c.op));
+      const std::string what = fmt::format("{} {}", name(c.elem), core::name(c.op));
       if (it == reasons.end()) reasons.push_back({why, what});
       else it->second += ", " + what;
     }
     for (const auto& [why, cases] : reasons) note_once(r, fmt::format("{}: no rows for {}: {}", name(impl), cases, why));
     // Named in --impls and absent from every case: what was asked for did not run.
-    if (r.plan.impls_named && !(cpu && impl != Impl::reducelab) && reasons.size() == 1 &&
+    if (r.plan.impls_named && !(cpu && !info(impl).cpu) && reasons.size() == 1 &&
         std::all_of(r.plan.cases.begin(), r.plan.cases.end(), [&](const Case& c) { return !absent_because(impl, c, cpu).empty(); }))
       skip(r, fmt::format("{}: no rows for any case asked for: {}", name(impl), reasons.front().first));
   }
 }
 
-// The host input of one element type, made once for the largest size that runs.
-template <class T>
-std::vector<T> make_input(std::size_t n, std::uint64_t seed) {
-  std::vector<T> in(n);
-  parallel_for(0, n, [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) in[i] = random_element<T>(seed, i);
-  });
-  return in;
-}
-
 // The sizes of `plan` that fit in memory (device_free 0: host only); the others are skipped.
-std::vector<std::size_t> sizes_that_fit(Report& report, Elem elem, std::size_t device_free) {
+std::vector<std::size_t> sizes_that_fit(Report& report, Dtype elem, std::size_t device_free) {
   const std::size_t reserve = std::size_t(512) << 20;  // CUB/thrust/library workspaces, the flush buffer
   const std::size_t host_free = host_available_bytes();
   std::vector<std::size_t> sizes;
@@ -302,35 +206,13 @@ std::string summary(const Report& r) {
 
 namespace {
 
-struct Target {
-  std::unique_ptr<Call> call;
-  bool host_result = false;  // thrust hands its value to the host
-};
-
-Target make_target(Impl impl, const Case& c, const void* data, std::size_t n, void* result, void* host_result,
-                   void* stream) {
-  Target t;
-  switch (impl) {
-    case Impl::reducelab:
-    case Impl::reducelab_nondet:
-      t.call = make_reducelab_call(c.elem, c.op, data, n, result, stream, impl == Impl::reducelab);
-      break;
-    case Impl::cub: t.call = make_cub_call(c.elem, c.op, data, n, result, stream); break;
-    case Impl::thrust:
-      t.call = make_thrust_call(c.elem, c.op, data, n, host_result, stream);
-      t.host_result = true;
-      break;
-  }
-  return t;
-}
-
 template <class T>
-void sweep_elem_gpu(Report& report, Device& device, Elem elem, const std::vector<OpKind>& ops) {
+void sweep_elem_gpu(Report& report, Device& device, Dtype elem, const std::vector<OpKind>& ops) {
   const Plan& plan = report.plan;
   const std::vector<std::size_t> sizes = sizes_that_fit(report, elem, device.free_memory());
   if (sizes.empty()) return;
   const std::size_t max_n = sizes.back();
-  const std::vector<T> input = make_input<T>(max_n, plan.seed + static_cast<std::uint64_t>(elem) * 1000);
+  const std::vector<T> input = random_input<T>(max_n, plan.seed + static_cast<std::uint64_t>(elem) * 1000);
   Buffer data(device, max_n * sizeof(T));
   device.upload(data.get(), input.data(), max_n * sizeof(T));
 
@@ -345,6 +227,7 @@ void sweep_elem_gpu(Report& report, Device& device, Elem elem, const std::vector
     for (OpKind op : ops) {
       const Case c{elem, op};
       const std::size_t rbytes = result_bytes(elem, op);
+      const Expected want = expect(truth, op, core::result_dtype(elem, op));
       // reducelab's float sums must equal the CPU backend's bits.
       std::vector<unsigned char> cpu_bits;
       const bool need_cpu_bits = is_floating(elem) && op == OpKind::sum && reducelab_asked;
@@ -354,9 +237,10 @@ void sweep_elem_gpu(Report& report, Device& device, Elem elem, const std::vector
       }
       for (Impl impl : plan.impls) {
         if (!absent_because(impl, c, false).empty()) continue;  // add_absence_notes says why
-        Target target;
+        const ImplInfo& row_impl = info(impl);
+        std::unique_ptr<Call> call;
         try {
-          target = make_target(impl, c, data.get(), n, result.get(), host_result.data(), device.stream());
+          call = row_impl.make(c, data.get(), n, row_impl.host_result ? host_result.data() : result.get(), device.stream());
         } catch (const std::exception& ex) {
           Row row = blank_row(impl, c, n);
           row.status = "error";
@@ -364,7 +248,7 @@ void sweep_elem_gpu(Report& report, Device& device, Elem elem, const std::vector
           report.rows.push_back(row);
           continue;
         }
-        const std::vector<unsigned char>* same = impl == Impl::reducelab && need_cpu_bits ? &cpu_bits : nullptr;
+        const unsigned char* same = impl == Impl::reducelab && need_cpu_bits ? cpu_bits.data() : nullptr;
         for (Mode mode : plan.modes) {
           Row row = blank_row(impl, c, n);
           row.mode = mode;
@@ -374,14 +258,14 @@ void sweep_elem_gpu(Report& report, Device& device, Elem elem, const std::vector
             Measured m;
             // Poison the result so an unwritten one cannot pass.
             m.prepare = [&] {
-              if (target.host_result) std::memset(host_result.data(), 0xFF, rbytes);
+              if (row_impl.host_result) std::memset(host_result.data(), 0xFF, rbytes);
               else device.fill(result.get(), 0xFF, rbytes);
             };
-            m.call = [&] { (*target.call)(); };
+            m.call = [&] { (*call)(); };
             m.verify = [&](int rep) {
-              if (target.host_result) got = host_result;
+              if (row_impl.host_result) got = host_result;
               else device.download(got.data(), result.get(), rbytes);
-              record(row, judge<T>(op, got.data(), truth, same, "reducelab::cpu::reduce"), rep, all_ok);
+              record(row, judge(want, got.data(), same, "reducelab::cpu::reduce"), rep, all_ok);
             };
             finish(row, measure(&device, mode, plan.repeats, row.calls, m), all_ok);
           } catch (const std::exception& ex) {
@@ -425,7 +309,7 @@ Report run_gpu(const Plan& plan_in, Device& device) {
                       "every call; its times include both, as a caller pays them");
   add_absence_notes(report, false);
   for (const auto& [elem, ops] : by_elem(plan.cases))
-    with_elem(elem, [&]<class T>() { sweep_elem_gpu<T>(report, device, elem, ops); });
+    core::with_dtype(elem, [&]<class T>() { sweep_elem_gpu<T>(report, device, elem, ops); });
   derive(report);
   return report;
 }
@@ -435,22 +319,12 @@ Report run_gpu(const Plan& plan_in, Device& device) {
 
 namespace {
 
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-    }
-  return "this CPU";
-}
-
 template <class T>
-void sweep_elem_cpu(Report& report, Elem elem, const std::vector<OpKind>& ops) {
+void sweep_elem_cpu(Report& report, Dtype elem, const std::vector<OpKind>& ops) {
   const Plan& plan = report.plan;
   const std::vector<std::size_t> sizes = sizes_that_fit(report, elem, 0);
   if (sizes.empty()) return;
-  const std::vector<T> input = make_input<T>(sizes.back(), plan.seed + static_cast<std::uint64_t>(elem) * 1000);
+  const std::vector<T> input = random_input<T>(sizes.back(), plan.seed + static_cast<std::uint64_t>(elem) * 1000);
   core::Exact<T> truth;
   std::vector<unsigned char> got(16), one_thread(16);
   for (std::size_t n : sizes) {
@@ -469,7 +343,8 @@ void sweep_elem_cpu(Report& report, Elem elem, const std::vector<OpKind>& ops) {
         m.prepare = [&] { std::fill(got.begin(), got.end(), 0xFF); };
         m.call = [&] { cpu_reduce(elem, op, input.data(), n, got.data()); };
         m.verify = [&](int rep) {
-          record(row, judge<T>(op, got.data(), truth, float_sum ? &one_thread : nullptr, "reducelab::cpu::reduce on one thread"),
+          record(row, judge(expect(truth, op, core::result_dtype(elem, op)), got.data(), float_sum ? one_thread.data() : nullptr,
+                           "reducelab::cpu::reduce on one thread"),
                  rep, all_ok);
         };
         finish(row, measure(nullptr, Mode::cold, plan.repeats, 1, m), all_ok);
@@ -491,13 +366,13 @@ Report run_cpu(const Plan& plan_in) {
   if (plan.repeats == 0) plan.repeats = 10;
   plan.modes.clear();
   report.backend = "cpu";
-  report.device_name = cpu_name();
+  report.device_name = cpu_model_name("this CPU");
   report.device = {{"name", report.device_name}, {"backend", "cpu"}, {"threads", host_threads()}};
   note_once(report, "cub, thrust and reducelab-nondet run only on a GPU: this is --backend cpu, which times "
                     "reducelab::cpu::reduce on every core (a steady clock around each call)");
   add_absence_notes(report, true);
   for (const auto& [elem, ops] : by_elem(plan.cases))
-    with_elem(elem, [&]<class T>() { sweep_elem_cpu<T>(report, elem, ops); });
+    core::with_dtype(elem, [&]<class T>() { sweep_elem_cpu<T>(report, elem, ops); });
   derive(report);
   return report;
 }

@@ -9,68 +9,73 @@
 #include "fmt/format.h"
 #include "lab/bench.hpp"
 #include "lab/errors.hpp"
+#include "lab/flags.hpp"
 #include "lab/sizes.hpp"
 
 namespace rl::lab::bench {
 
-std::string_view name(Impl i) {
-  switch (i) {
-    case Impl::reducelab: return "reducelab";
-    case Impl::reducelab_nondet: return "reducelab-nondet";
-    case Impl::cub: return "cub";
-    case Impl::thrust: return "thrust";
-  }
-  return "?";
+namespace {
+
+std::string_view vendor_absent(const Case& c) {
+  return vendor_has(c.elem, c.op) ? "" : "instantiated only for int32/float/double x sum/min/max and half/bf16 sums";
 }
 
-// size_of and result_bytes are plain switches so nvcc reads them without template lambdas;
-// they must agree with the library's types.
-static_assert([] {
-  for (Elem e : kAllElems)
-    if (!with_elem(e, [e]<class T>() {
-          return sizeof(T) == size_of(e) && sizeof(reducelab::accumulate_t<T>) == result_bytes(e, OpKind::sum) &&
-                 sizeof(T) == result_bytes(e, OpKind::min);
-        }))
-      return false;
-  return true;
-}());
+const ImplInfo kImpls[] = {
+    {.id = Impl::reducelab,
+     .name = "reducelab",
+     .cpu = true,
+     .absent = [](const Case&) { return std::string_view(); },
+     .make = [](const Case& c, const void* in, std::size_t n, void* result, void* stream) {
+       return make_reducelab_call(c.elem, c.op, in, n, result, stream, /*deterministic=*/true);
+     }},
+    {.id = Impl::reducelab_nondet,
+     .name = "reducelab-nondet",
+     .absent = [](const Case& c) {
+       return is_floating(c.elem) && c.op == OpKind::sum
+                  ? std::string_view()
+                  : "only floating-point sums have a nondeterministic variant; the order cannot change this result";
+     },
+     .make = [](const Case& c, const void* in, std::size_t n, void* result, void* stream) {
+       return make_reducelab_call(c.elem, c.op, in, n, result, stream, /*deterministic=*/false);
+     }},
+    {.id = Impl::cub,
+     .name = "cub",
+     .absent = vendor_absent,
+     .make = [](const Case& c, const void* in, std::size_t n, void* result, void* stream) {
+       return make_cub_call(c.elem, c.op, in, n, result, stream);
+     }},
+    {.id = Impl::thrust,
+     .name = "thrust",
+     .host_result = true,
+     .absent = vendor_absent,
+     .make = [](const Case& c, const void* in, std::size_t n, void* host_result, void* stream) {
+       return make_thrust_call(c.elem, c.op, in, n, host_result, stream);
+     }},
+};
 
-bool vendor_has(Elem e, OpKind op) {
-  if (e == Elem::int32 || e == Elem::float32 || e == Elem::float64) return true;
-  return (e == Elem::half || e == Elem::bf16) && op == OpKind::sum;
+}  // namespace
+
+std::span<const ImplInfo> impls() { return kImpls; }
+
+const ImplInfo& info(Impl i) {
+  for (const auto& row : kImpls)
+    if (row.id == i) return row;
+  throw std::logic_error("bench: an implementation without a row in impls()");
+}
+
+std::string_view name(Impl i) { return info(i).name; }
+
+bool vendor_has(Dtype e, OpKind op) {
+  if (!core::info(op).lab) return false;
+  if (e == Dtype::int32 || e == Dtype::float32 || e == Dtype::float64) return true;
+  return (e == Dtype::half || e == Dtype::bf16) && op == OpKind::sum;
 }
 
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, sep);)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
-}
-
-std::optional<Elem> parse_elem(const std::string& typed) {
-  const std::string s = lower(typed);
-  if (s == "int" || s == "i32") return Elem::int32;
-  if (s == "float32" || s == "f32") return Elem::float32;
-  if (s == "float64" || s == "f64") return Elem::float64;
-  if (s == "fp16" || s == "f16" || s == "float16") return Elem::half;
-  if (s == "bfloat16") return Elem::bf16;
-  for (Elem e : kAllElems)
-    if (s == name(e)) return e;
-  return std::nullopt;
-}
-
-std::string elem_choices() {
-  std::string out;
-  for (Elem e : kAllElems) out += (out.empty() ? "" : ", ") + std::string(name(e));
-  return out;
 }
 
 std::vector<std::size_t> parse_sizes(const std::string& spec, const std::string& step_text, bool cpu) {
@@ -101,7 +106,7 @@ std::vector<std::size_t> parse_sizes(const std::string& spec, const std::string&
       if (n > hi / step) break;
     }
   } else {
-    for (const auto& term : split(range, ',')) {
+    for (const auto& term : split_list(range, ',')) {
       const std::size_t n = parse_size("--sizes", term);
       if (n == 0) throw UsageError(fmt::format("--sizes {}: a size must be at least 1", term));
       sizes.push_back(n);
@@ -126,59 +131,40 @@ Plan parse(const Args& a) {
 
   p.sizes = parse_sizes(a.sizes, a.step, p.cpu);
 
-  std::vector<Elem> elems;
-  for (const auto& d : split(a.dtypes, ',')) {
-    const auto e = parse_elem(d);
-    if (!e) throw UsageError(fmt::format("--dtypes {}: unknown dtype; choose {}", d, elem_choices()));
-    if (std::find(elems.begin(), elems.end(), *e) == elems.end()) elems.push_back(*e);
-  }
-  if (!a.dtypes.empty() && elems.empty()) throw UsageError(fmt::format("--dtypes {}: no dtype given", a.dtypes));
-  std::vector<OpKind> ops;
-  for (const auto& o : split(a.ops, ',')) {
-    const auto op = reducelab::parse_op(o);
-    if (!op) throw UsageError(fmt::format("--ops {}: unknown op; choose {}", o, reducelab::op_choices()));
-    if (std::find(ops.begin(), ops.end(), *op) == ops.end()) ops.push_back(*op);
-  }
-  if (!a.ops.empty() && ops.empty()) throw UsageError(fmt::format("--ops {}: no op given", a.ops));
+  std::vector<Dtype> elems = a.dtypes.empty() ? std::vector<Dtype>{} : dtype_list_flag("--dtypes", a.dtypes, Rows::all);
+  std::vector<OpKind> ops = a.ops.empty() ? std::vector<OpKind>{} : op_list_flag("--ops", a.ops, Rows::lab);
   if (elems.empty() && ops.empty()) {
     // The default cases: int32/float/double x sum/min/max, then half/bf16 sums.
-    for (Elem e : {Elem::int32, Elem::float32, Elem::float64})
-      for (OpKind op : reducelab::kAllOps) p.cases.push_back({e, op});
-    p.cases.push_back({Elem::half, OpKind::sum});
-    p.cases.push_back({Elem::bf16, OpKind::sum});
+    for (Dtype e : {Dtype::int32, Dtype::float32, Dtype::float64})
+      for (OpKind op : core::kLabOps) p.cases.push_back({e, op});
+    p.cases.push_back({Dtype::half, OpKind::sum});
+    p.cases.push_back({Dtype::bf16, OpKind::sum});
   } else {
-    if (elems.empty()) elems = {Elem::int32, Elem::float32, Elem::float64, Elem::half, Elem::bf16};
-    if (ops.empty()) ops.assign(std::begin(reducelab::kAllOps), std::end(reducelab::kAllOps));
-    for (Elem e : elems)
+    if (elems.empty()) elems = {Dtype::int32, Dtype::float32, Dtype::float64, Dtype::half, Dtype::bf16};
+    if (ops.empty()) ops.assign(core::kLabOps.begin(), core::kLabOps.end());
+    for (Dtype e : elems)
       for (OpKind op : ops) p.cases.push_back({e, op});
   }
 
-  for (const auto& i : split(a.impls, ',')) {
+  for (const auto& i : split_list(a.impls, ',')) {
     const std::string s = lower(i);
-    auto it = std::find_if(std::begin(kAllImpls), std::end(kAllImpls), [&](Impl x) { return name(x) == s; });
-    if (it == std::end(kAllImpls))
-      throw UsageError(fmt::format("--impls {}: unknown implementation; choose reducelab, reducelab-nondet, cub, thrust", i));
-    if (std::find(p.impls.begin(), p.impls.end(), *it) == p.impls.end()) p.impls.push_back(*it);
+    auto it = std::find_if(impls().begin(), impls().end(), [&](const ImplInfo& x) { return x.name == s; });
+    if (it == impls().end()) {
+      std::string choices;
+      for (const auto& row : impls()) choices += (choices.empty() ? "" : ", ") + std::string(row.name);
+      throw UsageError(fmt::format("--impls {}: unknown implementation; choose {}", i, choices));
+    }
+    if (std::find(p.impls.begin(), p.impls.end(), it->id) == p.impls.end()) p.impls.push_back(it->id);
   }
   if (!a.impls.empty() && p.impls.empty()) throw UsageError(fmt::format("--impls {}: no implementation given", a.impls));
   p.impls_named = !p.impls.empty();
-  if (p.impls.empty()) p.impls.assign(std::begin(kAllImpls), std::end(kAllImpls));
-  if (p.cpu && std::find(p.impls.begin(), p.impls.end(), Impl::reducelab) == p.impls.end())
+  if (p.impls.empty())
+    for (const auto& row : impls()) p.impls.push_back(row.id);
+  if (p.cpu && std::none_of(p.impls.begin(), p.impls.end(), [](Impl i) { return info(i).cpu; }))
     throw UsageError(fmt::format("--impls {}: only reducelab runs with --backend cpu", a.impls));
 
-  if (!a.repeats.empty()) {
-    std::size_t pos = 0;
-    long v = 0;
-    try {
-      v = std::stol(a.repeats, &pos);
-    } catch (const std::exception&) {
-      pos = 0;
-    }
-    if (pos != a.repeats.size() || v < 1 || v > 100000)
-      throw UsageError(fmt::format("--repeat {}: give 1..100000 timed repeats", a.repeats));
-    p.repeats = static_cast<int>(v);
-  }
-  for (const auto& m : split(a.modes, ',')) {
+  if (!a.repeats.empty()) p.repeats = count_flag("--repeat", a.repeats, 1, 100000, "timed repeats");
+  for (const auto& m : split_list(a.modes, ',')) {
     const auto mode = parse_timing_mode(lower(m));
     if (!mode) throw UsageError(fmt::format("--modes {}: unknown timing mode; choose cold, batch, sync", m));
     if (std::find(p.modes.begin(), p.modes.end(), *mode) == p.modes.end()) p.modes.push_back(*mode);
@@ -190,18 +176,9 @@ Plan parse(const Args& a) {
                                  a.modes));
   if (!p.cpu && p.modes.empty()) p.modes.assign(std::begin(kAllTimingModes), std::end(kAllTimingModes));
   if (!a.batch.empty()) {
-    std::size_t pos = 0;
-    long v = 0;
-    try {
-      v = std::stol(a.batch, &pos);
-    } catch (const std::exception&) {
-      pos = 0;
-    }
-    if (pos != a.batch.size() || v < 1 || v > 100000)
-      throw UsageError(fmt::format("--batch {}: give 1..100000 calls per batch repeat", a.batch));
+    p.batch = count_flag("--batch", a.batch, 1, 100000, "calls per batch repeat");
     if (std::find(p.modes.begin(), p.modes.end(), Mode::batch) == p.modes.end())
       throw UsageError(fmt::format("--batch {}: applies to the batch mode, which --modes leaves out", a.batch));
-    p.batch = static_cast<int>(v);
   }
 
   const auto f = parse_format(a.format);
@@ -244,7 +221,7 @@ int batch_calls(std::size_t bytes) {
 
 std::string cost_estimate(const Plan& plan, std::size_t host_free) {
   std::size_t largest = 0, total = 0;
-  Elem largest_elem = Elem::int8;
+  Dtype largest_elem = Dtype::int8;
   for (const Case& c : plan.cases)
     for (std::size_t n : plan.sizes) {
       const std::size_t bytes = n * size_of(c.elem);

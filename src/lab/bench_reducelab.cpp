@@ -34,18 +34,18 @@ class ReducelabCall final : public Call {
 
 }  // namespace
 
-std::unique_ptr<Call> make_reducelab_call(Elem e, OpKind op, const void* input, std::size_t n, void* result,
+std::unique_ptr<Call> make_reducelab_call(Dtype e, OpKind op, const void* input, std::size_t n, void* result,
                                           void* stream, bool deterministic) {
-  return with_elem(e, [&]<class T>() {
-    return with_op(op, [&]<class Op>() -> std::unique_ptr<Call> {
+  return core::with_dtype(e, [&]<class T>() {
+    return core::with_lab_op(op, [&]<class Op>() -> std::unique_ptr<Call> {
       return std::make_unique<ReducelabCall<T, Op>>(input, n, result, stream, deterministic);
     });
   });
 }
 
-void cpu_reduce(Elem e, OpKind op, const void* input, std::size_t n, void* result, unsigned threads) {
-  with_elem(e, [&]<class T>() {
-    with_op(op, [&]<class Op>() {
+void cpu_reduce(Dtype e, OpKind op, const void* input, std::size_t n, void* result, unsigned threads) {
+  core::with_dtype(e, [&]<class T>() {
+    core::with_lab_op(op, [&]<class Op>() {
       const auto r = reducelab::cpu::reduce(static_cast<const T*>(input), n, Op{}, threads);
       if (!r) throw std::runtime_error(r.status.message());
       *static_cast<reducelab::result_t<T, Op>*>(result) = r.value;

@@ -14,9 +14,9 @@ namespace {
 std::string mode_text(const Row& x) { return x.cpu ? std::string(kWallMode) : std::string(name(x.mode)); }
 
 std::string case_text(const Case& c) {
-  std::string s = fmt::format("{} {}", name(c.elem), reducelab::name(c.op));
+  std::string s = fmt::format("{} {}", name(c.elem), core::name(c.op));
   if (c.op == OpKind::sum && result_bytes(c.elem, c.op) != size_of(c.elem))
-    s += with_elem(c.elem, []<class T>() {
+    s += core::with_dtype(c.elem, []<class T>() {
       return std::string(std::is_same_v<reducelab::accumulate_t<T>, float> ? " (into float)"
                          : std::is_signed_v<reducelab::accumulate_t<T>> ? " (into int64)"
                                                                          : " (into uint64)");
@@ -30,7 +30,7 @@ nlohmann::json params(const Report& r) {
   nlohmann::json dtypes = nlohmann::json::array(), ops = nlohmann::json::array(), impls = nlohmann::json::array(),
                  modes = nlohmann::json::array();
   for (const auto& c : p.cases) {
-    const std::string d(name(c.elem)), o(reducelab::name(c.op));
+    const std::string d(name(c.elem)), o(core::name(c.op));
     if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
     if (std::find(ops.begin(), ops.end(), o) == ops.end()) ops.push_back(o);
   }
@@ -60,7 +60,7 @@ nlohmann::json to_json(const Report& r) {
   for (const auto& x : r.rows)
     rows.push_back({{"impl", std::string(name(x.impl))},
                     {"dtype", std::string(name(x.c.elem))},
-                    {"op", std::string(reducelab::name(x.c.op))},
+                    {"op", std::string(core::name(x.c.op))},
                     {"n", x.n},
                     {"bytes", x.bytes},
                     {"mode", mode_text(x)},
@@ -86,7 +86,7 @@ nlohmann::json to_json(const Report& r) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : r.plan.cases)
     cases.push_back({{"dtype", std::string(name(c.elem))},
-                     {"op", std::string(reducelab::name(c.op))},
+                     {"op", std::string(core::name(c.op))},
                      {"result_bytes", result_bytes(c.elem, c.op)}});
   nlohmann::json impls = nlohmann::json::array(), modes = nlohmann::json::array();
   for (Impl i : r.plan.impls) impls.push_back(std::string(name(i)));
@@ -169,7 +169,7 @@ void print(const Report& r, Format f, std::ostream& out) {
     std::vector<std::vector<std::string>> rows;
     auto g = [](double v) { return fmt::format("{:.6g}", v); };
     for (const auto& x : r.rows)
-      rows.push_back({std::string(name(x.impl)), std::string(name(x.c.elem)), std::string(reducelab::name(x.c.op)),
+      rows.push_back({std::string(name(x.impl)), std::string(name(x.c.elem)), std::string(core::name(x.c.op)),
                       std::to_string(x.n), std::to_string(x.bytes), mode_text(x), std::to_string(x.calls),
                       std::to_string(x.repeats), g(x.us_median), g(x.us_min), g(x.us_max), g(x.us_p25), g(x.us_p75),
                       g(x.gb_per_s), g(x.pct_of_read_ceiling), g(x.empty_launch_us), g(x.limit_us), g(x.pct_of_limit),

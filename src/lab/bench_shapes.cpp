@@ -18,6 +18,9 @@
 #include "lab/bench_shapes_calls.hpp"
 #include "lab/device.hpp"
 #include "lab/errors.hpp"
+#include "lab/flags.hpp"
+#include "lab/input.hpp"
+#include "lab/sizes.hpp"
 #include "lab/measure.hpp"
 #include "lab/report.hpp"
 #include "reducelab/version.hpp"
@@ -27,7 +30,7 @@
 namespace rl::lab::bench {
 
 #if !defined(RL_BENCH_WITH_CUB)
-std::unique_ptr<Call> make_cub_segmented_call(Elem, OpKind, const void*, std::size_t, const std::int64_t*,
+std::unique_ptr<Call> make_cub_segmented_call(Dtype, OpKind, const void*, std::size_t, const std::int64_t*,
                                               const std::int64_t*, void*, void*) {
   return nullptr;
 }
@@ -45,35 +48,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
     at = next + 1;
   }
   return out;
-}
-
-// 1000, 2^20, 1<<20, 16M, 4K, 1G.
-std::uint64_t parse_count(const std::string& flag, const std::string& text) {
-  auto bad = [&] { return UsageError(fmt::format("{}: cannot read '{}' as a count (1000, 2^20, 1<<20, 16M)", flag, text)); };
-  if (text.empty()) throw bad();
-  try {
-    std::size_t used = 0;
-    if (const auto caret = text.find('^'); caret != std::string::npos) {
-      const auto base = std::stoull(text.substr(0, caret)), exp = std::stoull(text.substr(caret + 1), &used);
-      if (used != text.size() - caret - 1 || base != 2 || exp > 62) throw bad();
-      return std::uint64_t(1) << exp;
-    }
-    if (const auto shift = text.find("<<"); shift != std::string::npos) {
-      const auto base = std::stoull(text.substr(0, shift)), exp = std::stoull(text.substr(shift + 2), &used);
-      if (used != text.size() - shift - 2 || base != 1 || exp > 62) throw bad();
-      return std::uint64_t(1) << exp;
-    }
-    const std::uint64_t v = std::stoull(text, &used);
-    if (used == text.size()) return v;
-    if (used + 1 != text.size()) throw bad();
-    switch (text.back()) {
-      case 'K': case 'k': return v << 10;
-      case 'M': case 'm': return v << 20;
-      case 'G': case 'g': return v << 30;
-    }
-  } catch (const std::logic_error&) {  // stoull's invalid_argument / out_of_range
-  }
-  throw bad();
 }
 
 struct Layout {
@@ -102,8 +76,8 @@ std::vector<std::uint64_t> segment_lengths(const std::string& spec, std::uint64_
   if (parts[0] == "uniform" && parts.size() == 2) {
     const auto range = parts[1].find("..");
     if (range == std::string::npos) throw UsageError(fmt::format("--segments: '{}' needs uniform:A..B", spec));
-    const std::uint64_t lo = parse_count("--segments", parts[1].substr(0, range));
-    const std::uint64_t hi = parse_count("--segments", parts[1].substr(range + 2));
+    const std::uint64_t lo = parse_size("--segments", parts[1].substr(0, range), spec);
+    const std::uint64_t hi = parse_size("--segments", parts[1].substr(range + 2), spec);
     if (lo < 1 || hi < lo) throw UsageError(fmt::format("--segments: '{}' needs 1 <= A <= B", spec));
     std::uniform_int_distribution<std::uint64_t> d(lo, hi);
     fill([&] { return d(rng); });
@@ -115,7 +89,7 @@ std::vector<std::uint64_t> segment_lengths(const std::string& spec, std::uint64_
     std::ifstream in(spec);
     if (!in) throw UsageError(fmt::format("--segments: '{}' is neither a DIST (uniform:A..B, powerlaw, with :zeros) nor a readable file", spec));
     std::string word;
-    while (in >> word) lengths.push_back(parse_count("--segments " + spec, word));
+    while (in >> word) lengths.push_back(parse_size("--segments " + spec, word));
     if (lengths.empty()) throw UsageError(fmt::format("--segments: '{}' holds no lengths", spec));
   }
   return lengths;
@@ -128,8 +102,8 @@ Layout parse_layout(const ShapeArgs& a) {
     const auto x = a.shape.find_first_of("xX");
     if (x == std::string::npos) throw UsageError(fmt::format("--shape: '{}' is not RxC", a.shape));
     l.matrix = true;
-    l.rows = parse_count("--shape", a.shape.substr(0, x));
-    l.cols = parse_count("--shape", a.shape.substr(x + 1));
+    l.rows = parse_size("--shape", a.shape.substr(0, x), a.shape);
+    l.cols = parse_size("--shape", a.shape.substr(x + 1), a.shape);
     if (l.rows == 0 || l.cols == 0 || l.rows > (std::uint64_t(1) << 40) / l.cols)
       throw UsageError(fmt::format("--shape: '{}' must have 1..2^40 elements", a.shape));
     l.n = l.rows * l.cols;
@@ -139,7 +113,7 @@ Layout parse_layout(const ShapeArgs& a) {
     l.text = fmt::format("{}x{}", l.rows, l.cols);
   } else {
     if (!a.axis.empty()) throw UsageError("--axis goes with --shape");
-    const std::uint64_t n = a.n.empty() ? (std::uint64_t(1) << 26) : parse_count("--n", a.n);
+    const std::uint64_t n = a.n.empty() ? (std::uint64_t(1) << 26) : parse_size("--n", a.n);
     const auto lengths = segment_lengths(a.segments, n, a.seed);
     std::int64_t at = 0;
     for (auto len : lengths) {
@@ -152,38 +126,6 @@ Layout parse_layout(const ShapeArgs& a) {
     l.text = fmt::format("segments {} ({} of them)", a.segments, lengths.size());
   }
   return l;
-}
-
-std::vector<Elem> parse_elems(const std::string& s) {
-  if (s.empty()) return {Elem::int32, Elem::float32, Elem::half, Elem::float64};
-  std::vector<Elem> out;
-  for (const auto& w : split(s, ',')) {
-    auto it = std::find_if(std::begin(kAllElems), std::end(kAllElems), [&](Elem e) { return name(e) == w; });
-    if (it == std::end(kAllElems)) throw UsageError(fmt::format("--dtypes: unknown dtype '{}'", w));
-    out.push_back(*it);
-  }
-  return out;
-}
-
-std::vector<OpKind> parse_ops(const std::string& s) {
-  if (s.empty()) return {OpKind::sum, OpKind::max};
-  std::vector<OpKind> out;
-  for (const auto& w : split(s, ',')) {
-    if (w == "sum") out.push_back(OpKind::sum);
-    else if (w == "min") out.push_back(OpKind::min);
-    else if (w == "max") out.push_back(OpKind::max);
-    else throw UsageError(fmt::format("--ops: unknown op '{}' (sum, min, max)", w));
-  }
-  return out;
-}
-
-template <class T>
-T random_element(std::mt19937_64& rng) {
-  const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-  if constexpr (std::is_same_v<T, reducelab::half>) return reducelab::to_half(static_cast<float>(u));
-  else if constexpr (std::is_same_v<T, reducelab::bfloat16>) return reducelab::to_bfloat16(static_cast<float>(u));
-  else if constexpr (std::is_integral_v<T>) return static_cast<T>(rng());
-  else return static_cast<T>(u);
 }
 
 struct ShapeRow {
@@ -214,7 +156,7 @@ std::vector<double> time_call(Device& device, const std::function<void()>& call,
 
 // One dtype x op over one layout (and axis): reducelab, then CUB where it applies.
 template <class T, class Op>
-void measure(Device& device, const Layout& l, int axis, Elem elem, OpKind opk, const void* d_input,
+void measure(Device& device, const Layout& l, int axis, Dtype elem, OpKind opk, const void* d_input,
              const std::vector<T>& host, const std::int64_t* d_begin, const std::int64_t* d_end, int repeats,
              double ceiling, std::vector<ShapeRow>& rows) {
   using R = reducelab::result_t<T, Op>;
@@ -234,7 +176,7 @@ void measure(Device& device, const Layout& l, int axis, Elem elem, OpKind opk, c
   std::vector<R> got(pieces);
   auto base = [&](const std::string& impl) {
     ShapeRow r;
-    r.impl = impl, r.dtype = std::string(name(elem)), r.op = std::string(reducelab::name(opk)), r.layout = l.text;
+    r.impl = impl, r.dtype = std::string(name(elem)), r.op = std::string(core::name(opk)), r.layout = l.text;
     r.axis = axis, r.pieces = pieces, r.bytes = l.n * sizeof(T);
     return r;
   };
@@ -303,10 +245,10 @@ bool wants_shapes(const ShapeArgs& a) { return !a.shape.empty() || !a.segments.e
 
 ShapesReport run_shapes(const ShapeArgs& a) {
   const Layout layout = parse_layout(a);
-  const auto elems = parse_elems(a.dtypes);
-  const auto ops = parse_ops(a.ops);
-  const int repeats = a.repeats.empty() ? 20 : static_cast<int>(parse_count("--repeats", a.repeats));
-  if (repeats < 1) throw UsageError("--repeats: at least 1");
+  const auto elems = a.dtypes.empty() ? std::vector<Dtype>{Dtype::int32, Dtype::float32, Dtype::half, Dtype::float64}
+                                      : dtype_list_flag("--dtypes", a.dtypes, Rows::all);
+  const auto ops = a.ops.empty() ? std::vector<OpKind>{OpKind::sum, OpKind::max} : op_list_flag("--ops", a.ops, Rows::lab);
+  const int repeats = a.repeats.empty() ? 20 : count_flag("--repeat", a.repeats, 1, 100000, "timed repeats");
   if (a.format != "table" && a.format != "json") throw UsageError(fmt::format("--format: '{}' is not table or json", a.format));
   std::string why;
   if (!cuda_usable(&why)) throw std::runtime_error(fmt::format("bench --shape/--segments: {}; it needs a GPU", why));
@@ -322,16 +264,14 @@ ShapesReport run_shapes(const ShapeArgs& a) {
     device->upload(d_begin.get(), layout.begin.data(), layout.begin.size() * sizeof(std::int64_t));
     device->upload(d_end.get(), layout.end.data(), layout.end.size() * sizeof(std::int64_t));
   }
-  for (Elem e : elems) {
-    with_elem(e, [&]<class T>() {
-      std::mt19937_64 rng(a.seed);
-      std::vector<T> host(layout.n);
-      for (auto& v : host) v = random_element<T>(rng);
+  for (Dtype e : elems) {
+    core::with_dtype(e, [&]<class T>() {
+      const std::vector<T> host = random_input<T>(layout.n, a.seed);
       Buffer d_input(*device, std::max<std::size_t>(1, layout.n * sizeof(T)));
       device->upload(d_input.get(), host.data(), layout.n * sizeof(T));
       for (OpKind op : ops)
         for (int axis : layout.axes)
-          with_op(op, [&]<class Op>() {
+          core::with_lab_op(op, [&]<class Op>() {
             measure<T, Op>(*device, layout, axis, e, op, d_input.get(), host,
                            static_cast<const std::int64_t*>(d_begin.get()), static_cast<const std::int64_t*>(d_end.get()),
                            repeats, ceiling, rows);

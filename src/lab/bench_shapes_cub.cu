@@ -62,7 +62,7 @@ class CubSegmentedCall final : public Call {
 
 }  // namespace
 
-std::unique_ptr<Call> make_cub_segmented_call(Elem e, OpKind op, const void* input, std::size_t count,
+std::unique_ptr<Call> make_cub_segmented_call(Dtype e, OpKind op, const void* input, std::size_t count,
                                               const std::int64_t* begin, const std::int64_t* end, void* output,
                                               void* stream) {
   return with_vendor_case(e, op, [&]<class In, class Out, OpKind K>() -> std::unique_ptr<Call> {

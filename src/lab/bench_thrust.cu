@@ -59,7 +59,7 @@ class ThrustCall final : public Call {
 
 }  // namespace
 
-std::unique_ptr<Call> make_thrust_call(Elem e, OpKind op, const void* input, std::size_t n, void* host_result,
+std::unique_ptr<Call> make_thrust_call(Dtype e, OpKind op, const void* input, std::size_t n, void* host_result,
                                        void* stream) {
   return with_vendor_case(e, op, [&]<class In, class Out, OpKind K>() -> std::unique_ptr<Call> {
     return std::make_unique<ThrustCall<In, Out, K>>(input, n, host_result, stream);

@@ -15,7 +15,7 @@ namespace rl::lab::bench {
 // Calls f.template operator()<In, Out, K>() for a case vendor_has() accepts: In is the stored
 // element as CUDA names it, Out the type of the result (reducelab's accumulator for sums).
 template <class F>
-auto with_vendor_case(Elem e, OpKind op, F&& f) {
+auto with_vendor_case(Dtype e, OpKind op, F&& f) {
   auto by_op = [&]<class T>() {
     switch (op) {
       case OpKind::sum:
@@ -24,18 +24,18 @@ auto with_vendor_case(Elem e, OpKind op, F&& f) {
         else
           return f.template operator()<T, T, OpKind::sum>();
       case OpKind::min: return f.template operator()<T, T, OpKind::min>();
-      case OpKind::max: break;
+      default: break;  // max (vendor_has admits the lab's ops only)
     }
     return f.template operator()<T, T, OpKind::max>();
   };
   if (!vendor_has(e, op))
     throw std::logic_error(std::string("CUB/thrust are not instantiated for ") + std::string(name(e)));
   switch (e) {
-    case Elem::int32: return by_op.template operator()<std::int32_t>();
-    case Elem::float32: return by_op.template operator()<float>();
-    case Elem::float64: return by_op.template operator()<double>();
-    case Elem::half: return f.template operator()<__half, float, OpKind::sum>();
-    case Elem::bf16: return f.template operator()<__nv_bfloat16, float, OpKind::sum>();
+    case Dtype::int32: return by_op.template operator()<std::int32_t>();
+    case Dtype::float32: return by_op.template operator()<float>();
+    case Dtype::float64: return by_op.template operator()<double>();
+    case Dtype::half: return f.template operator()<__half, float, OpKind::sum>();
+    case Dtype::bf16: return f.template operator()<__nv_bfloat16, float, OpKind::sum>();
     default: break;
   }
   throw std::logic_error("unreachable");

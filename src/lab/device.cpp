@@ -1,8 +1,21 @@
 #include "lab/device.hpp"
 
+#include <fstream>
+
 #include "lab/errors.hpp"
 
 namespace rl::lab {
+
+std::string cpu_model_name(const std::string& fallback) {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      const auto start = colon == std::string::npos ? colon : line.find_first_not_of(" \t", colon + 1);
+      if (start != std::string::npos) return line.substr(start);
+    }
+  return fallback;
+}
 
 #if !RL_WITH_CUDA
 bool cuda_usable(std::string* why) {

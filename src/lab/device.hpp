@@ -110,6 +110,9 @@ struct SimtOptions {
 };
 void configure_simt(const SimtOptions& options);
 
+// This machine's CPU model as /proc/cpuinfo names it, or `fallback` where it does not.
+std::string cpu_model_name(const std::string& fallback);
+
 // Whether a CUDA device can be used, and if not, why (no toolkit built in, no driver, no GPU).
 bool cuda_usable(std::string* why);
 // Opens the backend asked for; `automatic` picks cuda when usable, simt otherwise, and records

@@ -12,21 +12,11 @@
 namespace rl::lab {
 namespace {
 
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  return "CPU";
-}
-
 class SimtDevice final : public Device {
  public:
   SimtDevice() {
     const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
-    info_.name = "SIMT emulator on " + cpu_name() + " (" + std::to_string(workers) + " threads)";
+    info_.name = "SIMT emulator on " + cpu_model_name("CPU") + " (" + std::to_string(workers) + " threads)";
     info_.backend = Backend::simt;
     info_.sm_count = static_cast<int>(workers);
     info_.warp_size = 32;

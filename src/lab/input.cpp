@@ -27,24 +27,27 @@ HostArray make_input(Dtype dtype, std::size_t n, std::uint64_t seed) {
   HostArray a;
   a.dtype = dtype;
   a.n = n;
-  a.element_bytes = reducelab::size_of(dtype);
+  a.element_bytes = core::size_of(dtype);
   a.bytes.resize(n * a.element_bytes);
-  parallel_for(0, n, [&](std::size_t b, std::size_t e) {
-    switch (dtype) {
-      case Dtype::int32: fill(reinterpret_cast<int*>(a.bytes.data()), b, e, seed); break;
-      case Dtype::float32: fill(reinterpret_cast<float*>(a.bytes.data()), b, e, seed); break;
-      case Dtype::float64: fill(reinterpret_cast<double*>(a.bytes.data()), b, e, seed); break;
-    }
+  core::with_gallery_dtype(dtype, [&]<class T>() {
+    parallel_for(0, n, [&](std::size_t b, std::size_t e) { fill(reinterpret_cast<T*>(a.bytes.data()), b, e, seed); });
   });
   return a;
 }
 
 std::vector<unsigned char> to_accumulator(const HostArray& in, Accumulate acc) {
-  if (in.dtype != Dtype::int32 || acc == Accumulate::wrap) return in.bytes;
-  std::vector<unsigned char> out(in.n * sizeof(long long));
-  auto* dst = reinterpret_cast<long long*>(out.data());
-  const int* src = in.as<int>();
-  parallel_for(0, in.n, [&](std::size_t b, std::size_t e) { std::copy(src + b, src + e, dst + b); });
+  const Dtype to = gallery::accumulator_dtype(in.dtype, acc);
+  if (to == in.dtype) return in.bytes;
+  std::vector<unsigned char> out(in.n * core::size_of(to));
+  core::with_gallery_dtype(in.dtype, [&]<class T>() {
+    core::with_dtype(to, [&]<class A>() {
+      if constexpr (std::is_arithmetic_v<A>) {
+        auto* dst = reinterpret_cast<A*>(out.data());
+        const T* src = in.as<T>();
+        parallel_for(0, in.n, [&](std::size_t b, std::size_t e) { std::copy(src + b, src + e, dst + b); });
+      }
+    });
+  });
   return out;
 }
 

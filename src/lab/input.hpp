@@ -7,13 +7,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "gallery/registry.hpp"
 #include "reducelab/types.hpp"
 
 namespace rl::lab {
 
 using gallery::Accumulate;
-using reducelab::Dtype;
+using core::Dtype;
 
 // A host array of one dtype, stored as raw bytes.
 struct HostArray {
@@ -73,12 +74,22 @@ T random_element(std::uint64_t seed, std::size_t i) {
   }
 }
 
-// Values in [0, 255] as the seed draws them (rand() & 0xFF), from a counter-based generator
+// n random elements (random_element), made across the host's cores.
+template <class T>
+std::vector<T> random_input(std::size_t n, std::uint64_t seed) {
+  std::vector<T> in(n);
+  parallel_for(0, n, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) in[i] = random_element<T>(seed, i);
+  });
+  return in;
+}
+
+// The gallery's input (a dtype it takes): values in [0, 255] as the seed draws them (rand() & 0xFF), from a counter-based generator
 // (splitmix64 of seed and index) so that any n is reproducible and generated in parallel.
 HostArray make_input(Dtype dtype, std::size_t n, std::uint64_t seed);
 
-// The buffer an in-place kernel reduces in holds the accumulator type: int32 data accumulated
-// wide becomes int64. Other combinations return a copy of the input's bytes.
+// The buffer an in-place kernel reduces in holds the accumulator type
+// (gallery::accumulator_dtype): int32 data accumulated wide becomes int64. Other combinations return a copy of the input's bytes.
 std::vector<unsigned char> to_accumulator(const HostArray& in, Accumulate acc);
 
 }  // namespace rl::lab

@@ -481,7 +481,7 @@ ProfileReport profile(const Plan& plan, bool compare, bool stalls) {
   report.command = fmt::format(
       "{} --backend cuda run --kernels {} --n {} --block {} --dtype {} --op {} --accumulate {} --param {} --seed {} "
       "--repeats 1 --hot --no-ceiling --format csv",
-      shell_quoted(self_executable()), e.id, plan.n, plan.block, reducelab::name(plan.dtype), reducelab::name(plan.op),
+      shell_quoted(self_executable()), e.id, plan.n, plan.block, core::name(plan.dtype), core::name(plan.op),
       gallery::name(plan.accumulate), plan.param, plan.seed);
   std::vector<std::string> metrics;
   {

@@ -10,43 +10,18 @@
 #include "reducelab/detail/cpu_reduce.hpp"
 #include "core/simt_reduce.hpp"
 #include "fmt/format.h"
-#include "lab/bench_calls.hpp"
+#include "core/dtype.hpp"
+#include "core/ops.hpp"
 #include "lab/errors.hpp"
+#include "lab/flags.hpp"
 #include "nlohmann/json.hpp"
 #include "reducelab/reduce.hpp"
 
 namespace rl::lab {
 namespace {
 
-using bench::Elem;
-
-std::optional<Elem> elem_named(const std::string& s) {
-  if (s == "bfloat16") return Elem::bf16;
-  if (s == "float32") return Elem::float32;
-  if (s == "float64") return Elem::float64;
-  if (s == "float16") return Elem::half;
-  for (Elem e : bench::kAllElems)
-    if (s == bench::name(e)) return e;
-  return std::nullopt;
-}
-
-// NumPy's descr for each element type ('|' or '<': one byte, or little-endian).
-std::optional<Elem> elem_of_descr(const std::string& d) {
-  if (d.size() < 3 || (d[0] != '<' && d[0] != '|')) return std::nullopt;
-  const std::string k = d.substr(1);
-  if (k == "i1") return Elem::int8;
-  if (k == "i2") return Elem::int16;
-  if (k == "i4") return Elem::int32;
-  if (k == "i8") return Elem::int64;
-  if (k == "u1") return Elem::uint8;
-  if (k == "u2") return Elem::uint16;
-  if (k == "u4") return Elem::uint32;
-  if (k == "u8") return Elem::uint64;
-  if (k == "f2") return Elem::half;
-  if (k == "f4") return Elem::float32;
-  if (k == "f8") return Elem::float64;
-  return std::nullopt;
-}
+using core::Dtype;
+using core::OpKind;
 
 // The value of 'key': in a .npy header dict, as written (quotes kept).
 std::string header_field(const std::string& header, const std::string& key, const std::string& file) {
@@ -65,7 +40,7 @@ std::string header_field(const std::string& header, const std::string& key, cons
 }
 
 struct Loaded {
-  Elem elem;
+  Dtype elem;
   std::vector<unsigned char> bytes;  // 16-byte aligned start (vector's allocator is enough here)
   std::uint64_t n = 0;
 };
@@ -74,13 +49,8 @@ Loaded load(const ReduceFileArgs& a) {
   std::ifstream f(a.input, std::ios::binary);
   if (!f) throw UsageError(fmt::format("--input {}: cannot open it", a.input));
   std::vector<unsigned char> all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::optional<Elem> given;
-  if (!a.dtype.empty()) {
-    given = elem_named(a.dtype);
-    if (!given)
-      throw UsageError(fmt::format("--dtype {}: unknown dtype; choose int8, int16, int32, int64, uint8, uint16, "
-                                   "uint32, uint64, half, bf16, float, double", a.dtype));
-  }
+  std::optional<Dtype> given;
+  if (!a.dtype.empty()) given = dtype_flag("--dtype", a.dtype, Rows::all);
   Loaded l;
   std::size_t offset = 0;
   static const unsigned char magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
@@ -96,11 +66,13 @@ Loaded load(const ReduceFileArgs& a) {
     offset += header_len;
     std::string descr = header_field(header, "descr", a.input);
     descr = descr.size() >= 2 ? descr.substr(1, descr.size() - 2) : descr;
-    const auto e = elem_of_descr(descr);
+    // NumPy's descr: a byte-order mark ('|' one byte, '<' little-endian) and the type code.
+    const auto e = descr.size() >= 3 && (descr[0] == '<' || descr[0] == '|') ? core::dtype_of_numpy(descr.substr(1))
+                                                                             : std::nullopt;
     if (!e) throw UsageError(fmt::format("--input {}: dtype '{}' is not one reducelab reduces (little-endian int8..int64, "
                                          "uint8..uint64, float16, float32, float64)", a.input, descr));
     if (given && *given != *e)
-      throw UsageError(fmt::format("--dtype {}: the file holds {}", a.dtype, bench::name(*e)));
+      throw UsageError(fmt::format("--dtype {}: the file holds {}", a.dtype, core::name(*e)));
     l.elem = *e;
     const std::string shape = header_field(header, "shape", a.input);
     const std::string fortran = header_field(header, "fortran_order", a.input);
@@ -123,15 +95,15 @@ Loaded load(const ReduceFileArgs& a) {
   } else {
     if (!given) throw UsageError(fmt::format("--input {}: not a .npy file; give --dtype to read it as raw elements", a.input));
     l.elem = *given;
-    if (all.size() % bench::size_of(l.elem) != 0)
+    if (all.size() % core::size_of(l.elem) != 0)
       throw UsageError(fmt::format("--input {}: {} bytes are not a whole number of {}-byte {} elements", a.input,
-                                   all.size(), bench::size_of(l.elem), bench::name(l.elem)));
-    l.n = all.size() / bench::size_of(l.elem);
+                                   all.size(), core::size_of(l.elem), core::name(l.elem)));
+    l.n = all.size() / core::size_of(l.elem);
   }
   const std::size_t data = all.size() - offset;
-  if (data != l.n * bench::size_of(l.elem))
+  if (data != l.n * core::size_of(l.elem))
     throw UsageError(fmt::format("--input {}: holds {} bytes of data; its header says {} elements of {} bytes", a.input,
-                                 data, l.n, bench::size_of(l.elem)));
+                                 data, l.n, core::size_of(l.elem)));
   l.bytes.assign(all.begin() + offset, all.end());
   return l;
 }
@@ -196,35 +168,23 @@ void reduce_typed(const Loaded& l, const std::string& backend, ReduceFileResult&
   }
 }
 
-template <class T>
-void reduce_op(const Loaded& l, const std::string& op, const std::string& backend, ReduceFileResult& r) {
-  namespace o = reducelab::op;
-  if (op == "sum") reduce_typed<T, o::sum>(l, backend, r);
-  else if (op == "prod") reduce_typed<T, o::prod>(l, backend, r);
-  else if (op == "min") reduce_typed<T, o::min>(l, backend, r);
-  else if (op == "max") reduce_typed<T, o::max>(l, backend, r);
-  else if (op == "mean") reduce_typed<T, o::mean>(l, backend, r);
-  else if (op == "argmin") reduce_typed<T, o::argmin>(l, backend, r);
-  else reduce_typed<T, o::argmax>(l, backend, r);
-}
-
 }  // namespace
 
 ReduceFileResult reduce_file(const ReduceFileArgs& a) {
-  static const char* const ops[] = {"sum", "prod", "min", "max", "mean", "argmin", "argmax"};
-  if (std::find_if(std::begin(ops), std::end(ops), [&](const char* o) { return a.op == o; }) == std::end(ops))
-    throw UsageError(fmt::format("--op {}: unknown op; choose sum, prod, min, max, mean, argmin, argmax", a.op));
+  const OpKind op = op_flag("--op", a.op, Rows::all);
   if (a.backend != "cpu" && a.backend != "simt")
     throw UsageError(fmt::format("--backend {}: reduce runs on cpu or simt", a.backend));
   if (a.format != "text" && a.format != "json")
     throw UsageError(fmt::format("--format {}: unknown format; choose text or json", a.format));
   const Loaded l = load(a);
   ReduceFileResult r;
-  r.dtype = std::string(bench::name(l.elem));
-  r.op = a.op;
+  r.dtype = std::string(core::name(l.elem));
+  r.op = std::string(core::name(op));
   r.backend = a.backend;
   r.n = l.n;
-  bench::with_elem(l.elem, [&]<class T>() { reduce_op<T>(l, a.op, a.backend, r); });
+  core::with_dtype(l.elem, [&]<class T>() {
+    core::with_op(op, [&]<class Tag>() { reduce_typed<T, Tag>(l, a.backend, r); });
+  });
   return r;
 }
 

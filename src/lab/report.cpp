@@ -120,8 +120,8 @@ nlohmann::json launch_params(const Plan& p, std::string_view backend) {
   return {{"backend", backend},
           {"n", p.n},
           {"block", p.block},
-          {"dtype", std::string(reducelab::name(p.dtype))},
-          {"op", std::string(reducelab::name(p.op))},
+          {"dtype", std::string(core::name(p.dtype))},
+          {"op", std::string(core::name(p.op))},
           {"accumulate", std::string(gallery::name(p.accumulate))},
           {"param", p.param},
           {"seed", p.seed}};
@@ -236,7 +236,7 @@ void print_run(const RunReport& r, Format f, std::ostream& out) {
   out << device_line(r.device, r.read_ceiling_gbs) << '\n';
   const Plan& p = r.plan;
   out << fmt::format("n = {} | dtype {} | op {} | accumulate {} | {} repeats, median{} | seed {}\n\n", p.n,
-                     reducelab::name(p.dtype), reducelab::name(p.op), gallery::name(p.accumulate), p.repeats,
+                     core::name(p.dtype), core::name(p.op), gallery::name(p.accumulate), p.repeats,
                      gpu ? (p.flush_l2 ? ", L2 flushed between repeats" : ", L2 warm") : "", p.seed);
   print_table(header, rows, out);
   out << '\n' << summary(r) << '\n';
@@ -571,7 +571,7 @@ void print_explain_cuda(const ExplainReport& r, Format f, std::ostream& out) {
   }
   out << device_line(g.device, 0) << '\n';
   out << fmt::format("{} ({}) on the GPU: n = {}, block {}, {} {}\n\n", e.name, e.id, r.plan.n, r.plan.block,
-                     reducelab::name(r.plan.dtype), reducelab::name(r.plan.op));
+                     core::name(r.plan.dtype), core::name(r.plan.op));
   out << "Launches (cudaFuncGetAttributes; blocks/SM from cudaOccupancyMaxActiveBlocksPerMultiprocessor;\n"
          "occupancy = resident warps / the SM's maximum):\n\n";
   print_table(kheader, krows, out, 1, false);
@@ -633,7 +633,7 @@ void print_explain(const ExplainReport& r, Format f, std::ostream& out) {
     return;
   }
   out << fmt::format("{} ({}) on the SIMT backend: n = {}, block {}, {} {}, {} bytes per element in the kernel\n",
-                     e.name, e.id, r.plan.n, r.plan.block, reducelab::name(r.plan.dtype), reducelab::name(r.plan.op),
+                     e.name, e.id, r.plan.n, r.plan.block, core::name(r.plan.dtype), core::name(r.plan.op),
                      gallery::input_bytes(e, r.plan.dtype, r.plan.accumulate));
   out << "Counts are exact: the kernel ran, and every lane's work and memory access was recorded.\n"
          "requests = distinct 128-byte lines per warp access (PMPP 10.5); sectors = 32-byte sectors; bank ways =\n"
@@ -736,7 +736,7 @@ void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
   }
   out << fmt::format("device: {} | ncu {} --clock-control none (clocks left as they are)\n", r.device, r.ncu);
   out << fmt::format("{} ({}): n = {}, block {}, {} {}; ncu profiled {} (grid {}, block {}), the run's first launch\n",
-                     e.name, e.id, r.plan.n, r.plan.block, reducelab::name(r.plan.dtype), reducelab::name(r.plan.op),
+                     e.name, e.id, r.plan.n, r.plan.block, core::name(r.plan.dtype), core::name(r.plan.op),
                      r.kernel_name, r.grid, r.block);
   if (r.duration_ns) out << fmt::format("duration under the profiler: {:.1f} us\n", *r.duration_ns / 1e3);
   out << '\n';

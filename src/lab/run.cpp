@@ -91,7 +91,7 @@ void validate(const Plan& plan, Device& device) {
   if (plan.kernels.empty()) throw UsageError("--kernels: no kernel selected");
   if (plan.accumulate == Accumulate::wrap && plan.dtype != Dtype::int32)
     throw UsageError(fmt::format("--accumulate wrap: only int32 wraps; {} accumulates in its own type",
-                                 reducelab::name(plan.dtype)));
+                                 core::name(plan.dtype)));
   if (!plan.all_kernels)
     for (const auto* e : plan.kernels)
       if (auto why = incompatibility(*e, plan.block, info.backend, info); !why.empty())
@@ -178,16 +178,16 @@ Row run_one(const gallery::Entry& e, const Plan& plan, Device& device, const Hos
     };
     m.verify = [&](int rep) {
       device.download(got.data(), kernel.result(), acc_bytes);
-      const Verdict v = check(expected, got.data(), plan.dtype, plan.accumulate);
+      const Verdict v = judge(expected, got.data());
       if (rep < 0) {
         first = got;
-        row.result = v.text;
+        row.result = v.result;
       } else if (got != first) {
         row.deterministic = false;
       }
       if (!v.ok && all_ok) {
         all_ok = false;
-        first_bad = v.text;
+        first_bad = v.result;
       }
     };
     const TimeStats t = time_stats(measure(&device, plan.flush_l2 ? TimingMode::cold : TimingMode::batch, repeats, 1, m));

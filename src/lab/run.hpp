@@ -19,7 +19,7 @@ struct Plan {
   std::size_t n = std::size_t(1) << 24;
   unsigned block = 512;
   Dtype dtype = Dtype::int32;
-  reducelab::OpKind op = reducelab::OpKind::sum;
+  core::OpKind op = core::OpKind::sum;
   Accumulate accumulate = Accumulate::wide;
   unsigned param = 0;
   int repeats = 20;

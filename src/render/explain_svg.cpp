@@ -243,7 +243,7 @@ std::string explain_svg(const lab::ExplainReport& r, const PictureLimits& limits
   Svg svg;
   svg.text(10, 20,
            fmt::format("{} ({}): n = {}, block {}, {} {} - one execution on the SIMT backend", e.name, e.id, r.plan.n,
-                       r.plan.block, reducelab::name(r.plan.dtype), reducelab::name(r.plan.op)),
+                       r.plan.block, core::name(r.plan.dtype), core::name(r.plan.op)),
            15, "start", R"(font-weight="bold")");
   svg.text(10, 38,
            "Each step: block 0's warps (rows) x 32 lanes, then each warp's global accesses as the 128-byte lines "

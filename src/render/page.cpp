@@ -52,7 +52,7 @@ std::string device_section(const PageInput& in) {
   std::string s = "<section id=\"device\"><h2>Device</h2>\n";
   s += fmt::format("<p>{}</p>\n", escape(lab::device_line(r.device, r.read_ceiling_gbs)));
   s += fmt::format("<p class=\"note\">n = {} | block {} | {} {} | accumulate {} | {} repeats, median{} | seed {}</p>\n",
-                   r.plan.n, r.plan.block, reducelab::name(r.plan.dtype), reducelab::name(r.plan.op),
+                   r.plan.n, r.plan.block, core::name(r.plan.dtype), core::name(r.plan.op),
                    gallery::name(r.plan.accumulate), r.plan.repeats,
                    emulated(r) ? "" : (r.plan.flush_l2 ? ", L2 flushed between repeats" : ", L2 warm"), r.plan.seed);
   if (!in.command.empty()) s += fmt::format("<p class=\"note\">made by <code>{}</code></p>\n", escape(in.command));

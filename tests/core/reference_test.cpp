@@ -82,10 +82,10 @@ TEST(ExactSum, DoubleMixedMagnitudes) {
 
 TEST(ReduceSerial, MinMax) {
   std::vector<float> v{3, -1, 7, 2};
-  EXPECT_EQ((rl::core::reduce_serial<float, reducelab::Min>(v)), -1.0f);
-  EXPECT_EQ((rl::core::reduce_serial<float, reducelab::Max>(v)), 7.0f);
+  EXPECT_EQ((rl::core::reduce_serial<float, rl::core::Min>(v)), -1.0f);
+  EXPECT_EQ((rl::core::reduce_serial<float, rl::core::Max>(v)), 7.0f);
   std::vector<int> empty;
-  EXPECT_EQ((rl::core::reduce_serial<int, reducelab::Max>(empty)), INT32_MIN);  // identity
+  EXPECT_EQ((rl::core::reduce_serial<int, rl::core::Max>(empty)), INT32_MIN);  // identity
 }
 
 TEST(FloatTolerance, GrowsWithDepthAndMagnitude) {

@@ -37,8 +37,8 @@ using rl::gallery::Accumulate;
 using rl::gallery::Backend;
 using rl::gallery::Entry;
 using rl::gallery::LaunchArgs;
-using reducelab::Dtype;
-using reducelab::OpKind;
+using rl::core::Dtype;
+using rl::core::OpKind;
 
 constexpr std::size_t kGuard = 64;  // poisoned elements after the input
 
@@ -108,6 +108,7 @@ const HostInput& host_input(Dtype d, std::size_t n) {
       h.f64.resize(n);
       for (auto& v : h.f64) v = static_cast<double>(splitmix(s) >> 11) * 0x1p-53 * 2 - 1;
       break;
+    default: ADD_FAILURE() << "the gallery takes int32, float and double";
   }
   if (cache.size() > 16) cache.clear();  // 2^24-element inputs are large; keep a few
   return cache.emplace(key, std::move(h)).first->second;
@@ -156,6 +157,7 @@ Expected reference(Dtype d, std::size_t n, OpKind op) {
     case Dtype::int32: return reference(h.i32, op);
     case Dtype::float32: return reference(h.f32, op);
     case Dtype::float64: return reference(h.f64, op);
+    default: break;
   }
   return {};
 }
@@ -175,7 +177,7 @@ struct Case {
 
 std::string case_name(const Case& c) {
   std::string s = c.id + "_b" + std::to_string(c.block) + "_n" + std::to_string(c.n) + "_" +
-                  std::string(reducelab::name(c.dtype)) + "_" + std::string(reducelab::name(c.op));
+                  std::string(rl::core::name(c.dtype)) + "_" + std::string(rl::core::name(c.op));
   if (c.dtype == Dtype::int32) s += "_" + std::string(rl::gallery::name(c.accumulate));
   if (c.param) s += "_p" + std::to_string(c.param);
   for (char& ch : s)
@@ -196,6 +198,7 @@ std::vector<unsigned char> input_bytes_as(const HostInput& h, Dtype d, std::size
       case Dtype::int32: v[i] = static_cast<T>(h.i32[i]); break;
       case Dtype::float32: v[i] = static_cast<T>(h.f32[i]); break;
       case Dtype::float64: v[i] = static_cast<T>(h.f64[i]); break;
+      default: break;
     }
   }
   T poison;
@@ -616,7 +619,7 @@ simt::LaunchReport launch_alone(Kernel kernel, unsigned block, std::size_t n, st
   return simt::last_launch_report();
 }
 
-using SumLL = reducelab::Sum<long long>;
+using SumLL = rl::core::Sum<long long>;
 
 TEST(RaceChecks, VolatileLockstepWarpIsReported) {
   simt::set_checks(true);

@@ -16,7 +16,7 @@
 namespace {
 using namespace rl::lab;
 namespace b = rl::lab::bench;
-using reducelab::OpKind;
+using rl::core::OpKind;
 
 std::vector<std::size_t> powers(int from, int to, int step) {
   std::vector<std::size_t> v;
@@ -28,10 +28,10 @@ TEST(BenchParse, DefaultsAreTheTargetSweep) {
   const b::Plan p = b::parse({});
   EXPECT_EQ(p.sizes, powers(10, 30, 2));
   ASSERT_EQ(p.cases.size(), 11u);  // int32/float/double x sum/min/max, half and bf16 sums
-  EXPECT_EQ(p.cases.front(), (b::Case{b::Elem::int32, OpKind::sum}));
-  EXPECT_EQ(p.cases[8], (b::Case{b::Elem::float64, OpKind::max}));
-  EXPECT_EQ(p.cases[9], (b::Case{b::Elem::half, OpKind::sum}));
-  EXPECT_EQ(p.cases[10], (b::Case{b::Elem::bf16, OpKind::sum}));
+  EXPECT_EQ(p.cases.front(), (b::Case{rl::core::Dtype::int32, OpKind::sum}));
+  EXPECT_EQ(p.cases[8], (b::Case{rl::core::Dtype::float64, OpKind::max}));
+  EXPECT_EQ(p.cases[9], (b::Case{rl::core::Dtype::half, OpKind::sum}));
+  EXPECT_EQ(p.cases[10], (b::Case{rl::core::Dtype::bf16, OpKind::sum}));
   EXPECT_EQ(p.impls.size(), 4u);
   EXPECT_EQ(p.modes, (std::vector<b::Mode>{b::Mode::cold, b::Mode::batch, b::Mode::sync}));
   EXPECT_EQ(p.batch, 0);  // by size
@@ -74,8 +74,8 @@ TEST(BenchParse, DtypesAndOpsGiveTheirCrossProduct) {
   a.dtypes = "half,int8,fp16";  // fp16 is half again
   const auto p = b::parse(a);
   ASSERT_EQ(p.cases.size(), 6u);
-  EXPECT_EQ(p.cases[0], (b::Case{b::Elem::half, OpKind::sum}));
-  EXPECT_EQ(p.cases[5], (b::Case{b::Elem::int8, OpKind::max}));
+  EXPECT_EQ(p.cases[0], (b::Case{rl::core::Dtype::half, OpKind::sum}));
+  EXPECT_EQ(p.cases[5], (b::Case{rl::core::Dtype::int8, OpKind::max}));
   a.dtypes = "";
   a.ops = "min";
   const auto q = b::parse(a);
@@ -195,7 +195,7 @@ TEST(BenchLimit, PercentOfLimitUsesTheRowsOwnModeFloor) {
 b::Row row(b::Impl impl, b::Mode mode, double us) {
   b::Row r;
   r.impl = impl;
-  r.c = {b::Elem::int32, OpKind::sum};
+  r.c = {rl::core::Dtype::int32, OpKind::sum};
   r.n = 1 << 20;
   r.bytes = 4 << 20;
   r.mode = mode;
@@ -294,7 +294,7 @@ TEST(BenchCpu, EveryTargetCaseVerifiesOnTheCpuBackend) {
   EXPECT_EQ(r.backend, "cpu");
   ASSERT_EQ(r.rows.size(), 3u * 11u);
   for (const auto& x : r.rows) {
-    EXPECT_TRUE(x.verified) << b::name(x.c.elem) << " " << x.n << ": " << x.status << " " << x.result << " vs "
+    EXPECT_TRUE(x.verified) << rl::core::name(x.c.elem) << " " << x.n << ": " << x.status << " " << x.result << " vs "
                             << x.expected << " (" << x.check << ") " << x.note;
     EXPECT_EQ(x.impl, b::Impl::reducelab);
     EXPECT_TRUE(x.cpu);
@@ -319,7 +319,7 @@ TEST(BenchCpu, EveryElementTypeAndOpVerifies) {
   const auto r = b::run_cpu(b::parse(a));
   ASSERT_EQ(r.rows.size(), 2u * 12u * 3u);
   for (const auto& x : r.rows)
-    EXPECT_TRUE(x.verified) << b::name(x.c.elem) << " " << reducelab::name(x.c.op) << " " << x.n << ": " << x.result
+    EXPECT_TRUE(x.verified) << rl::core::name(x.c.elem) << " " << rl::core::name(x.c.op) << " " << x.n << ": " << x.result
                             << " vs " << x.expected << " (" << x.check << ") " << x.note;
 }
 
@@ -336,7 +336,7 @@ TEST(BenchGpu, SmallSweepVerifiesEveryImplementation) {
   std::map<b::Impl, int> count;
   for (const auto& x : r.rows) {
     ++count[x.impl];
-    EXPECT_TRUE(x.verified) << b::name(x.impl) << " " << b::name(x.c.elem) << " " << reducelab::name(x.c.op) << " "
+    EXPECT_TRUE(x.verified) << b::name(x.impl) << " " << rl::core::name(x.c.elem) << " " << rl::core::name(x.c.op) << " "
                             << x.n << " " << rl::lab::name(x.mode) << ": " << x.status << " " << x.result << " vs "
                             << x.expected << " (" << x.check << ") " << x.note;
     EXPECT_GT(x.limit_us, r.empty_launch_us.at(x.mode));
@@ -353,3 +353,33 @@ TEST(BenchGpu, SmallSweepVerifiesEveryImplementation) {
 }
 
 }  // namespace
+
+// The table of implementations is what --impls, the notes and the sweep read: every row is
+// complete, its name is accepted and listed among the choices, and it says which cases it skips.
+TEST(BenchImpls, EveryRowIsCompleteAndNamedInTheChoices) {
+  std::string message;
+  try {
+    b::Args a;
+    a.impls = "nope";
+    (void)b::parse(a);
+  } catch (const rl::lab::UsageError& e) {
+    message = e.what();
+  }
+  ASSERT_FALSE(message.empty());
+  ASSERT_FALSE(b::impls().empty());
+  for (const auto& row : b::impls()) {
+    EXPECT_TRUE(row.make && row.absent) << row.name;
+    EXPECT_EQ(&b::info(row.id), &row);
+    EXPECT_NE(message.find(std::string(row.name)), std::string::npos) << message;
+    b::Args a;
+    a.impls = std::string(row.name);
+    EXPECT_EQ(b::parse(a).impls, std::vector<b::Impl>{row.id});
+  }
+  const b::Case half_max{rl::core::Dtype::half, OpKind::max}, float_sum{rl::core::Dtype::float32, OpKind::sum};
+  EXPECT_EQ(b::info(b::Impl::reducelab).absent(half_max), "");
+  EXPECT_NE(b::info(b::Impl::cub).absent(half_max), "");
+  EXPECT_NE(b::info(b::Impl::reducelab_nondet).absent({rl::core::Dtype::int32, OpKind::sum}), "");
+  EXPECT_EQ(b::info(b::Impl::reducelab_nondet).absent(float_sum), "");
+  EXPECT_TRUE(b::info(b::Impl::reducelab).cpu);
+  EXPECT_TRUE(b::info(b::Impl::thrust).host_result);
+}

@@ -10,7 +10,7 @@ namespace {
 using namespace rl;
 
 lab::ExplainReport explain(const char* id, std::size_t n, unsigned block,
-                           reducelab::Dtype dtype = reducelab::Dtype::float32) {  // 4-byte elements, as the seeds count
+                           rl::core::Dtype dtype = rl::core::Dtype::float32) {  // 4-byte elements, as the seeds count
   lab::Plan p;
   p.kernels = {gallery::find(id)};
   p.n = n;
@@ -148,7 +148,7 @@ TEST(ExplainModern, WarpLevelStepsUseEveryLane) {
   EXPECT_EQ(shuffle.counts.totals.divergent_warps, 0u);
   EXPECT_EQ(shuffle.counts.outside.shared_accesses, 18u);
   EXPECT_EQ(shuffle.counts.outside.bank_conflict_ways, 1u);
-  const auto redux = explain("warp-reduce-sync", 4096, 256, reducelab::Dtype::int32);
+  const auto redux = explain("warp-reduce-sync", 4096, 256, rl::core::Dtype::int32);
   ASSERT_EQ(redux.counts.steps.size(), 2u);
   EXPECT_EQ(redux.counts.steps[0].active_warps, 16u);
   EXPECT_EQ(redux.counts.steps[1].active_warps, 2u);

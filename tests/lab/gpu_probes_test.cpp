@@ -15,14 +15,14 @@ lab::Plan plan_for(const gallery::Entry& e, std::size_t n, unsigned block) {
   p.kernels = {&e};
   p.n = n;
   p.block = block;
-  p.dtype = reducelab::Dtype::int32;  // what the instrumented build runs: the same control flow
+  p.dtype = rl::core::Dtype::int32;  // what the instrumented build runs: the same control flow
   return p;
 }
 
 // Kernels whose lanes both backends can count: a SIMT launcher, deterministic int32 sums.
 bool comparable(const gallery::Entry& e) {
   return !e.constraints.gpu_only && !e.constraints.unsafe && gallery::launcher(e, gallery::Backend::simt) &&
-         gallery::deterministic(e, reducelab::Dtype::int32, reducelab::OpKind::sum);
+         gallery::deterministic(e, rl::core::Dtype::int32, rl::core::OpKind::sum);
 }
 
 // Every kernel with probes on simt has an instrumented GPU build, and no instrumented build

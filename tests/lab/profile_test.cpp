@@ -146,7 +146,7 @@ TEST(ProfileCompare, SimtCountsBesideNcuCountersOfTheSameLaunch) {
   p.kernels = {gallery::find("bc-add")};
   p.n = 2048;
   p.block = 256;
-  p.dtype = reducelab::Dtype::float32;
+  p.dtype = rl::core::Dtype::float32;
   const auto simt = lab::explain(p);
   ASSERT_EQ(simt.row.status, "ok");
   const auto kernels = lab::parse_ncu_csv(canned(256));

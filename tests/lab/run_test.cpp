@@ -45,7 +45,7 @@ TEST(Validate, RejectsBadPlansWithTheValueInTheMessage) {
   p = small_plan({"neighbored"}, std::size_t(1) << 40);
   expect_usage(p, "GiB of device memory");
   p = small_plan({"neighbored"}, 1000);
-  p.dtype = reducelab::Dtype::float32;
+  p.dtype = rl::core::Dtype::float32;
   p.accumulate = gallery::Accumulate::wrap;
   expect_usage(p, "only int32 wraps");
 }
@@ -112,14 +112,14 @@ TEST(Report, NothingVerifiedOrANamedKernelSkippedIsAShortfall) {
 
 TEST(Run, VerifiesEveryOpAndDtype) {
   auto device = lab::open_simt_device();
-  for (auto dtype : reducelab::kAllDtypes)
-    for (auto op : reducelab::kAllOps) {
+  for (auto dtype : rl::core::kGalleryDtypes)
+    for (auto op : rl::core::kLabOps) {
       auto p = small_plan({"neighbored", "pmpp-shared", "warp-shuffle"}, 3001);
       p.dtype = dtype;
       p.op = op;
       const auto report = lab::run(p, *device);
       for (const auto& r : report.rows)
-        EXPECT_TRUE(r.ok) << r.id << " " << reducelab::name(dtype) << " " << reducelab::name(op) << ": " << r.result
+        EXPECT_TRUE(r.ok) << r.id << " " << rl::core::name(dtype) << " " << rl::core::name(op) << ": " << r.result
                           << " vs " << r.expected << " " << r.note;
     }
 }

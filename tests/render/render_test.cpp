@@ -20,7 +20,7 @@ lab::ExplainReport explain(const char* id, std::size_t n, unsigned block) {
   p.kernels = {gallery::find(id)};
   p.n = n;
   p.block = block;
-  p.dtype = reducelab::Dtype::float32;
+  p.dtype = rl::core::Dtype::float32;
   auto r = lab::explain(p);
   EXPECT_EQ(r.row.status, "ok") << id;
   return r;

@@ -1,0 +1,63 @@
+#include "lab/flags.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "fmt/format.h"
+#include "lab/errors.hpp"
+
+namespace rl::lab {
+
+std::vector<std::string> split_list(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+core::Dtype dtype_flag(const std::string& flag, const std::string& typed, Rows rows) {
+  if (auto d = core::parse_dtype(typed, rows == Rows::lab)) return *d;
+  throw UsageError(fmt::format("{} {}: unknown dtype; choose {}", flag, typed, core::dtype_choices(rows == Rows::lab)));
+}
+
+core::OpKind op_flag(const std::string& flag, const std::string& typed, Rows rows) {
+  if (auto o = core::parse_op(typed, rows == Rows::lab)) return *o;
+  throw UsageError(fmt::format("{} {}: unknown op; choose {}", flag, typed, core::op_choices(rows == Rows::lab)));
+}
+
+namespace {
+template <class Parse>
+auto list_flag(const std::string& flag, const std::string& text, const char* what, Parse parse) {
+  std::vector<decltype(parse(std::string()))> out;
+  for (const auto& item : split_list(text)) {
+    const auto v = parse(item);
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  if (out.empty()) throw UsageError(fmt::format("{} {}: no {} given", flag, text, what));
+  return out;
+}
+}  // namespace
+
+std::vector<core::Dtype> dtype_list_flag(const std::string& flag, const std::string& text, Rows rows) {
+  return list_flag(flag, text, "dtype", [&](const std::string& s) { return dtype_flag(flag, s, rows); });
+}
+
+std::vector<core::OpKind> op_list_flag(const std::string& flag, const std::string& text, Rows rows) {
+  return list_flag(flag, text, "op", [&](const std::string& s) { return op_flag(flag, s, rows); });
+}
+
+int count_flag(const std::string& flag, const std::string& text, int lo, int hi, const std::string& what) {
+  std::size_t pos = 0;
+  long v = 0;
+  try {
+    v = std::stol(text, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  if (pos == 0 || pos != text.size() || v < lo || v > hi)
+    throw UsageError(fmt::format("{} {}: give {}..{} {}", flag, text, lo, hi, what));
+  return static_cast<int>(v);
+}
+
+}  // namespace rl::lab
