@@ -139,7 +139,7 @@ LittlesRow littles_row(const LittlesInput& in, double tolerance) {
 }
 
 std::optional<double> simt_l1_bytes_per_input_byte(const gallery::Entry& e, std::uint64_t n, unsigned block,
-                                                   reducelab::Dtype dtype) {
+                                                   core::Dtype dtype) {
   if (e.constraints.is_reference || e.constraints.gpu_only || !e.bytes_read) return std::nullopt;
   Plan p;
   p.kernels = {&e};
@@ -214,7 +214,7 @@ LittlesReport littles_law_report(std::string_view run_json, const std::vector<st
     rep.dram_latency_ns = number_or_null(run["latency"], "dram_ns");
     rep.l2_latency_ns = number_or_null(run["latency"], "l2_ns");
   }
-  const auto dtype = reducelab::parse_dtype(rep.dtype);
+  const auto dtype = core::parse_dtype(rep.dtype);
 
   std::map<std::string, StallBreakdown> stalls;
   for (std::size_t i = 0; i < profile_jsons.size(); ++i) {

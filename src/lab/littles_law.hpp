@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "gallery/registry.hpp"
 #include "lab/profile.hpp"
 
@@ -91,6 +92,6 @@ LittlesReport littles_law_report(std::string_view run_json, const std::vector<st
 // Global sectors x 32 per byte read, counted on the SIMT backend (empty where the kernel cannot
 // run there).
 std::optional<double> simt_l1_bytes_per_input_byte(const gallery::Entry& e, std::uint64_t n, unsigned block,
-                                                   reducelab::Dtype dtype);
+                                                   core::Dtype dtype);
 
 }  // namespace rl::lab

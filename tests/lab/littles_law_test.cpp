@@ -201,14 +201,14 @@ TEST(LittlesLaw, MismatchedOrMalformedFilesAreUsageErrors) {
 // loads and keeps its sums in registers, so it moves about 1 byte per input byte; neighbored's
 // in-place tree reads and writes global memory at every step, so it moves several.
 TEST(LittlesLaw, SimtL1TrafficPerInputByte) {
-  const auto once = lab::simt_l1_bytes_per_input_byte(*gallery::find("vectorized"), 1 << 16, 256, reducelab::Dtype::int32);
+  const auto once = lab::simt_l1_bytes_per_input_byte(*gallery::find("vectorized"), 1 << 16, 256, rl::core::Dtype::int32);
   ASSERT_TRUE(once);
   EXPECT_GT(*once, 0.99);
   EXPECT_LT(*once, 1.1);
-  const auto tree = lab::simt_l1_bytes_per_input_byte(*gallery::find("neighbored"), 1 << 16, 256, reducelab::Dtype::int32);
+  const auto tree = lab::simt_l1_bytes_per_input_byte(*gallery::find("neighbored"), 1 << 16, 256, rl::core::Dtype::int32);
   ASSERT_TRUE(tree);
   EXPECT_GT(*tree, 2.0);
-  EXPECT_FALSE(lab::simt_l1_bytes_per_input_byte(*gallery::find("cub"), 1 << 16, 256, reducelab::Dtype::int32));
+  EXPECT_FALSE(lab::simt_l1_bytes_per_input_byte(*gallery::find("cub"), 1 << 16, 256, rl::core::Dtype::int32));
 }
 
 }  // namespace
