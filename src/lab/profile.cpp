@@ -56,6 +56,7 @@ struct CompareSpec {
   const char* what;
   std::vector<std::string_view> ncu;  // summed
   std::uint64_t (*simt)(const analysis::StepCounts&);
+  const char* not_compared = nullptr;  // why the two figures are different quantities
 };
 // Warp-level SASS instructions and L1 sectors/wavefronts of global and shared loads and stores.
 const std::vector<CompareSpec>& compare_specs() {
@@ -65,7 +66,9 @@ const std::vector<CompareSpec>& compare_specs() {
        [](const analysis::StepCounts& c) { return c.global_accesses; }},
       {"global requests (128-byte lines)",
        {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"},
-       [](const analysis::StepCounts& c) { return c.global_requests; }},
+       [](const analysis::StepCounts& c) { return c.global_requests; },
+       "not compared: on Hopper ncu counts one request per warp instruction, whatever lines it touches; the SIMT "
+       "figure is the 128-byte lines each warp access touches"},
       {"global sectors (32 bytes)",
        {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"},
        [](const analysis::StepCounts& c) { return c.global_sectors; }},
@@ -82,7 +85,8 @@ const std::vector<CompareSpec>& compare_specs() {
   return specs;
 }
 
-// Lanes per instruction of one class: ncu's thread instructions over its warp instructions.
+// Lanes per instruction of one class: ncu's thread instructions (sass__inst_executed_*, counted per
+// thread by ncu's instrumentation) over its warp instructions.
 struct LaneSpec {
   const char* what;
   std::string_view threads, warps;  // ncu metrics
@@ -90,13 +94,13 @@ struct LaneSpec {
 };
 const std::vector<LaneSpec>& lane_specs() {
   static const std::vector<LaneSpec> specs = {
-      {"lanes per global load instruction", "smsp__sass_thread_inst_executed_op_global_ld.sum",
+      {"lanes per global load instruction", "sass__inst_executed_global_loads",
        "smsp__sass_inst_executed_op_global_ld.sum", &analysis::StepCounts::global_loads},
-      {"lanes per global store instruction", "smsp__sass_thread_inst_executed_op_global_st.sum",
+      {"lanes per global store instruction", "sass__inst_executed_global_stores",
        "smsp__sass_inst_executed_op_global_st.sum", &analysis::StepCounts::global_stores},
-      {"lanes per shared load instruction", "smsp__sass_thread_inst_executed_op_shared_ld.sum",
+      {"lanes per shared load instruction", "sass__inst_executed_shared_loads",
        "smsp__sass_inst_executed_op_shared_ld.sum", &analysis::StepCounts::shared_loads},
-      {"lanes per shared store instruction", "smsp__sass_thread_inst_executed_op_shared_st.sum",
+      {"lanes per shared store instruction", "sass__inst_executed_shared_stores",
        "smsp__sass_inst_executed_op_shared_st.sum", &analysis::StepCounts::shared_stores},
   };
   return specs;
@@ -266,6 +270,10 @@ std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const Nc
     c.simt = static_cast<double>(spec.simt(all));
     c.equal = c.gpu && *c.gpu == *c.simt;
     if (!c.gpu) c.note = "ncu did not report it";
+    if (spec.not_compared != nullptr) {
+      c.comparable = false;
+      c.note = spec.not_compared;
+    }
     out.push_back(std::move(c));
   }
   for (const auto& spec : lane_specs()) {

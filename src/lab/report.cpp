@@ -750,8 +750,9 @@ void print_profile(const ProfileReport& r, Format f, std::ostream& out) {
     auto shown = [&](const std::optional<double>& v) {
       return !v ? std::string("n/a") : fmt::format("{:.{}f}", *v, c.ratio ? 3 : 0);  // counts are whole numbers
     };
-    crows.push_back({c.what, c.comparable ? shown(c.simt) : "-", shown(c.gpu),
-                     !c.comparable ? "ncu only" : c.equal ? "equal" : "DIFFERENT", c.note.empty() ? c.ncu : c.note});
+    crows.push_back({c.what, c.simt ? shown(c.simt) : "-", shown(c.gpu),
+                     !c.comparable ? (c.simt ? "not compared" : "ncu only") : c.equal ? "equal" : "DIFFERENT",
+                     c.note.empty() ? c.ncu : c.note});
   }
   print_table({"count", "simt", "ncu", "", "ncu metric / note"}, crows, out, 1, true);
   const auto [equal, comparable] = equal_of_comparable(r.comparison);
