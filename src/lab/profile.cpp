@@ -85,23 +85,24 @@ const std::vector<CompareSpec>& compare_specs() {
   return specs;
 }
 
-// Lanes per instruction of one class: ncu's thread instructions (sass__inst_executed_*, counted per
-// thread by ncu's instrumentation) over its warp instructions.
+// Lanes per memory instruction: ncu's thread instructions of the memory class (predicated on)
+// over the warp instructions of global and shared loads and stores, against the recorder's lanes
+// over its accesses. Hopper's ncu has no per-class thread counters (sass__inst_executed_global_loads
+// and its kin count warp instructions there), so the four classes are compared together.
 struct LaneSpec {
   const char* what;
-  std::string_view threads, warps;  // ncu metrics
-  analysis::StepCounts::ClassCounts analysis::StepCounts::*simt;
+  std::string_view threads;                 // ncu metric
+  std::vector<std::string_view> warps;      // ncu metrics, summed
+  std::vector<analysis::StepCounts::ClassCounts analysis::StepCounts::*> simt;  // summed
 };
 const std::vector<LaneSpec>& lane_specs() {
   static const std::vector<LaneSpec> specs = {
-      {"lanes per global load instruction", "sass__inst_executed_global_loads",
-       "smsp__sass_inst_executed_op_global_ld.sum", &analysis::StepCounts::global_loads},
-      {"lanes per global store instruction", "sass__inst_executed_global_stores",
-       "smsp__sass_inst_executed_op_global_st.sum", &analysis::StepCounts::global_stores},
-      {"lanes per shared load instruction", "sass__inst_executed_shared_loads",
-       "smsp__sass_inst_executed_op_shared_ld.sum", &analysis::StepCounts::shared_loads},
-      {"lanes per shared store instruction", "sass__inst_executed_shared_stores",
-       "smsp__sass_inst_executed_op_shared_st.sum", &analysis::StepCounts::shared_stores},
+      {"lanes per memory instruction (global and shared loads and stores)",
+       "sm__sass_thread_inst_executed_op_memory_pred_on.sum",
+       {"smsp__sass_inst_executed_op_global_ld.sum", "smsp__sass_inst_executed_op_global_st.sum",
+        "smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum"},
+       {&analysis::StepCounts::global_loads, &analysis::StepCounts::global_stores, &analysis::StepCounts::shared_loads,
+        &analysis::StepCounts::shared_stores}},
   };
   return specs;
 }
@@ -238,7 +239,10 @@ std::string ncu_compare_metric_list() {
   };
   for (const auto& c : compare_specs())
     for (auto m : c.ncu) add(m);
-  for (const auto& l : lane_specs()) add(l.threads), add(l.warps);
+  for (const auto& l : lane_specs()) {
+    add(l.threads);
+    for (auto w : l.warps) add(w);
+  }
   add(kNcuThreadsPerInstruction);
   std::string s;
   for (const auto& m : names) s += (s.empty() ? "" : ",") + m;
@@ -280,9 +284,21 @@ std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const Nc
     ComparedCount c;
     c.what = spec.what;
     c.ratio = true;
-    c.ncu = std::string(spec.threads) + " / " + std::string(spec.warps);
-    const auto& mine = all.*(spec.simt);
-    const auto threads = ncu_value(gpu, spec.threads), warps = ncu_value(gpu, spec.warps);
+    c.ncu = std::string(spec.threads) + " / (";
+    std::optional<double> warps = 0.0;
+    for (std::size_t k = 0; k < spec.warps.size(); ++k) {
+      c.ncu += (k ? " + " : "") + std::string(spec.warps[k]);
+      const auto w = ncu_value(gpu, spec.warps[k]);
+      if (w && warps) *warps += *w;
+      else warps.reset();
+    }
+    c.ncu += ")";
+    analysis::StepCounts::ClassCounts mine;
+    for (auto member : spec.simt) {
+      mine.accesses += (all.*member).accesses;
+      mine.lanes += (all.*member).lanes;
+    }
+    const auto threads = ncu_value(gpu, spec.threads);
     auto per = [](double lanes, double instructions) { return instructions > 0 ? lanes / instructions : 0.0; };
     c.simt = per(static_cast<double>(mine.lanes), static_cast<double>(mine.accesses));
     if (threads && warps) c.gpu = per(*threads, *warps);

@@ -134,11 +134,11 @@ using namespace rl;
 // 511 lanes and 20 stores with 511 lanes per block. The canned counters split the same totals
 // into loads and stores as ncu does; a second page differs by one sector.
 std::string canned(int load_sectors, int shared_load_threads = 8 * 511) {
-  return fmt::format(R"csv("ID","Kernel Name","Block Size","Grid Size","smsp__sass_inst_executed_op_global_ld.sum","smsp__sass_inst_executed_op_global_st.sum","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","l1tex__t_requests_pipe_lsu_mem_global_op_st.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum","smsp__sass_inst_executed_op_shared_ld.sum","smsp__sass_inst_executed_op_shared_st.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum","sass__inst_executed_global_loads","sass__inst_executed_global_stores","sass__inst_executed_shared_loads","sass__inst_executed_shared_stores","smsp__thread_inst_executed_per_inst_executed.ratio"
-"","","","","inst","inst","","","sector","sector","inst","inst","","","","","inst","inst","inst","inst",""
-"0","BC_addKernel","(256, 1, 1)","(8, 1, 1)","64","8","64","8","{}","8","200","160","600","600","400","440","2,048","8","{}","4,088","21.7"
+  return fmt::format(R"csv("ID","Kernel Name","Block Size","Grid Size","smsp__sass_inst_executed_op_global_ld.sum","smsp__sass_inst_executed_op_global_st.sum","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","l1tex__t_requests_pipe_lsu_mem_global_op_st.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum","smsp__sass_inst_executed_op_shared_ld.sum","smsp__sass_inst_executed_op_shared_st.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum","sm__sass_thread_inst_executed_op_memory_pred_on.sum","smsp__thread_inst_executed_per_inst_executed.ratio"
+"","","","","inst","inst","","","sector","sector","inst","inst","","","","","inst",""
+"0","BC_addKernel","(256, 1, 1)","(8, 1, 1)","64","8","64","8","{}","8","200","160","600","600","400","440","{}","21.7"
 )csv",
-                     load_sectors, shared_load_threads);
+                     load_sectors, 2048 + 8 + shared_load_threads + 8 * 511);
 }
 
 TEST(ProfileCompare, SimtCountsBesideNcuCountersOfTheSameLaunch) {
@@ -152,80 +152,76 @@ TEST(ProfileCompare, SimtCountsBesideNcuCountersOfTheSameLaunch) {
   const auto kernels = lab::parse_ncu_csv(canned(256));
   ASSERT_EQ(kernels.size(), 1u);
   const auto same = lab::compare_counts(simt.counts, kernels[0]);
-  ASSERT_EQ(same.size(), 11u);
-  const double expected_simt[] = {72, 72, 264, 360, 1200, 840, 32, 1, 4088.0 / 200, 4088.0 / 160};
-  for (std::size_t k = 0; k < 10; ++k) {
+  ASSERT_EQ(same.size(), 8u);
+  const double expected_simt[] = {72, 72, 264, 360, 1200, 840, 10232.0 / 432};
+  for (std::size_t k = 0; k < 7; ++k) {
     EXPECT_EQ(same[k].comparable, k != 1) << same[k].what;  // requests: a different quantity on each side
     EXPECT_DOUBLE_EQ(*same[k].simt, expected_simt[k]) << same[k].what;
     EXPECT_TRUE(same[k].equal) << same[k].what << ": simt " << *same[k].simt << " ncu " << *same[k].gpu << " "
                                << same[k].note;
   }
   EXPECT_EQ(same[3].ncu, "smsp__sass_inst_executed_op_shared_ld.sum + smsp__sass_inst_executed_op_shared_st.sum");
-  EXPECT_TRUE(same[8].ratio);
-  EXPECT_EQ(same[8].note, "lanes/instructions: simt 4088/200, ncu 4088/200");
-  EXPECT_FALSE(same[10].comparable);  // every instruction's lanes: counted on the GPU only
-  EXPECT_DOUBLE_EQ(*same[10].gpu, 21.7);
-  EXPECT_NE(same[10].note.find("ncu only"), std::string::npos);
+  EXPECT_TRUE(same[6].ratio);
+  EXPECT_EQ(same[6].note, "lanes/instructions: simt 10232/432, ncu 10232/432");
+  EXPECT_FALSE(same[7].comparable);  // every instruction's lanes: counted on the GPU only
+  EXPECT_DOUBLE_EQ(*same[7].gpu, 21.7);
+  EXPECT_NE(same[7].note.find("ncu only"), std::string::npos);
   EXPECT_NE(same[1].note.find("not compared"), std::string::npos);
-  EXPECT_EQ(lab::equal_of_comparable(same), std::make_pair(std::size_t{9}, std::size_t{9}));
+  EXPECT_EQ(lab::equal_of_comparable(same), std::make_pair(std::size_t{6}, std::size_t{6}));
 
   const auto off = lab::compare_counts(simt.counts, lab::parse_ncu_csv(canned(257))[0]);
   EXPECT_FALSE(off[2].equal);
   EXPECT_DOUBLE_EQ(*off[2].gpu, 265);
   EXPECT_TRUE(off[0].equal);
-  EXPECT_EQ(lab::equal_of_comparable(off), std::make_pair(std::size_t{8}, std::size_t{9}));
+  EXPECT_EQ(lab::equal_of_comparable(off), std::make_pair(std::size_t{5}, std::size_t{6}));
 
   // One lane fewer on ncu's shared loads: the instruction counts still agree, the lanes do not.
   const auto lanes_off = lab::compare_counts(simt.counts, lab::parse_ncu_csv(canned(256, 8 * 511 - 1))[0]);
   EXPECT_TRUE(lanes_off[3].equal);
-  EXPECT_FALSE(lanes_off[8].equal);
-  EXPECT_TRUE(lanes_off[9].equal);
+  EXPECT_FALSE(lanes_off[6].equal);
 
   // A counter ncu did not print is not called equal.
   auto partial = kernels[0];
   partial.values.erase("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
-  partial.values.erase("sass__inst_executed_global_stores");
+  partial.values.erase("sm__sass_thread_inst_executed_op_memory_pred_on.sum");
   const auto missing = lab::compare_counts(simt.counts, partial);
   EXPECT_FALSE(missing[2].gpu);
   EXPECT_FALSE(missing[2].equal);
   EXPECT_EQ(missing[2].note, "ncu did not report it");
-  EXPECT_FALSE(missing[7].gpu);
-  EXPECT_FALSE(missing[7].equal);
+  EXPECT_FALSE(missing[6].gpu);
+  EXPECT_FALSE(missing[6].equal);
 }
 
-// The lane ratios on hand-made counts: equal only when lanes and instructions both agree, and a
-// class neither side executed is equal (0 of 0).
+// The lane ratio on hand-made counts: equal only when the lanes and the instructions behind it
+// both agree (the four classes summed on each side).
 TEST(ProfileCompare, LaneRatiosCompareTheCountsBehindThem) {
   analysis::Counts c;
   c.totals.global_loads = {10, 320};
   c.totals.global_stores = {2, 2};
   c.outside.global_loads = {6, 96};  // outside the steps: added in
   lab::NcuKernel k;
-  k.values = {{"sass__inst_executed_global_loads", "416"},
+  k.values = {{"sm__sass_thread_inst_executed_op_memory_pred_on.sum", "418"},
               {"smsp__sass_inst_executed_op_global_ld.sum", "16"},
-              {"sass__inst_executed_global_stores", "4"},
-              {"smsp__sass_inst_executed_op_global_st.sum", "4"},
-              {"sass__inst_executed_shared_loads", "0"},
-              {"smsp__sass_inst_executed_op_shared_ld.sum", "0"}};
+              {"smsp__sass_inst_executed_op_global_st.sum", "2"},
+              {"smsp__sass_inst_executed_op_shared_ld.sum", "0"},
+              {"smsp__sass_inst_executed_op_shared_st.sum", "0"}};
   const auto rows = lab::compare_counts(c, k);
-  ASSERT_EQ(rows.size(), 11u);
+  ASSERT_EQ(rows.size(), 8u);
   EXPECT_TRUE(rows[6].equal);
-  EXPECT_DOUBLE_EQ(*rows[6].simt, 26.0);
-  EXPECT_DOUBLE_EQ(*rows[6].gpu, 26.0);
-  // Stores: both 1 lane per instruction, but ncu counted 4 instructions to the recorder's 2.
-  EXPECT_DOUBLE_EQ(*rows[7].simt, 1.0);
-  EXPECT_DOUBLE_EQ(*rows[7].gpu, 1.0);
-  EXPECT_FALSE(rows[7].equal);
-  EXPECT_TRUE(rows[8].equal);   // no shared loads on either side
-  EXPECT_FALSE(rows[9].equal);  // shared stores: ncu printed nothing
-  EXPECT_FALSE(rows[9].gpu);
+  EXPECT_DOUBLE_EQ(*rows[6].simt, 418.0 / 18);
+  EXPECT_DOUBLE_EQ(*rows[6].gpu, 418.0 / 18);
+  // The same ratio from other counts is not equal: ncu counted 4 store instructions, 2 lanes more.
+  k.values["smsp__sass_inst_executed_op_global_st.sum"] = "4";
+  k.values["sm__sass_thread_inst_executed_op_memory_pred_on.sum"] = "418";
+  EXPECT_FALSE(lab::compare_counts(c, k)[6].equal);
+  k.values.erase("smsp__sass_inst_executed_op_shared_st.sum");  // ncu printed nothing for a class
+  EXPECT_FALSE(lab::compare_counts(c, k)[6].gpu);
 }
 
 TEST(ProfileCompare, AsksNcuForEveryComparedMetric) {
   const std::string list = lab::ncu_compare_metric_list();
   for (const char* m : {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum",
-                        "smsp__sass_inst_executed_op_global_ld.sum", "sass__inst_executed_shared_loads",
-                        "sass__inst_executed_global_stores",
+                        "smsp__sass_inst_executed_op_global_ld.sum", "sm__sass_thread_inst_executed_op_memory_pred_on.sum",
                         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
                         "smsp__thread_inst_executed_per_inst_executed.ratio"})
     EXPECT_NE(list.find(m), std::string::npos) << m;
