@@ -94,6 +94,7 @@ struct LaneSpec {
   std::string_view threads;                 // ncu metric
   std::vector<std::string_view> warps;      // ncu metrics, summed
   std::vector<analysis::StepCounts::ClassCounts analysis::StepCounts::*> simt;  // summed
+  const char* not_compared = nullptr;       // as CompareSpec's
 };
 const std::vector<LaneSpec>& lane_specs() {
   static const std::vector<LaneSpec> specs = {
@@ -102,7 +103,9 @@ const std::vector<LaneSpec>& lane_specs() {
        {"smsp__sass_inst_executed_op_global_ld.sum", "smsp__sass_inst_executed_op_global_st.sum",
         "smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum"},
        {&analysis::StepCounts::global_loads, &analysis::StepCounts::global_stores, &analysis::StepCounts::shared_loads,
-        &analysis::StepCounts::shared_stores}},
+        &analysis::StepCounts::shared_stores},
+       // On an H200 the memory class's thread count reached 59 per counted warp instruction.
+       "not compared: ncu's memory class counts more instructions than global/shared loads and stores"},
   };
   return specs;
 }
@@ -254,6 +257,13 @@ std::optional<double> ncu_value(const NcuKernel& k, std::string_view metric) {
   const auto v = k.values.find(std::string(metric));
   return v == k.values.end() ? std::nullopt : parse_ncu_number(v->second);
 }
+
+// A row whose two sides count different things: shown, left out of the N/M, the reason first.
+void mark_not_compared(ComparedCount& c, const char* why) {
+  if (why == nullptr) return;
+  c.comparable = false;
+  c.note = c.note.empty() ? std::string(why) : std::string(why) + "; " + c.note;
+}
 }  // namespace
 
 std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const NcuKernel& gpu) {
@@ -274,10 +284,7 @@ std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const Nc
     c.simt = static_cast<double>(spec.simt(all));
     c.equal = c.gpu && *c.gpu == *c.simt;
     if (!c.gpu) c.note = "ncu did not report it";
-    if (spec.not_compared != nullptr) {
-      c.comparable = false;
-      c.note = spec.not_compared;
-    }
+    mark_not_compared(c, spec.not_compared);
     out.push_back(std::move(c));
   }
   for (const auto& spec : lane_specs()) {
@@ -309,11 +316,7 @@ std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const Nc
     if (!c.gpu) c.note = "ncu did not report it";
     else
       c.note = fmt::format("lanes/instructions: simt {}/{}, ncu {:.0f}/{:.0f}", mine.lanes, mine.accesses, *threads, *warps);
-    // Shown, not compared: ncu's memory class holds more instructions than the four classes (on
-    // an H200 its thread count reached 59 per counted warp instruction), and Hopper's ncu has no
-    // thread counter per class.
-    c.comparable = false;
-    c.note = "not compared: ncu's memory class counts more instructions than global/shared loads and stores; " + c.note;
+    mark_not_compared(c, spec.not_compared);
     out.push_back(std::move(c));
   }
   ComparedCount whole;
