@@ -85,30 +85,29 @@ const std::vector<CompareSpec>& compare_specs() {
   return specs;
 }
 
-// Lanes per memory instruction: ncu's thread instructions of the memory class (predicated on)
-// over the warp instructions of global and shared loads and stores, against the recorder's lanes
-// over its accesses. Hopper's ncu has no per-class thread counters (sass__inst_executed_global_loads
-// and its kin count warp instructions there), so the four classes are compared together.
+// Lanes per instruction of one memory class: the source page's predicated-on thread executions of
+// the class over the SASS counter's warp instructions, against the recorder's lanes over accesses.
 struct LaneSpec {
   const char* what;
-  std::string_view threads;                 // ncu metric
-  std::vector<std::string_view> warps;      // ncu metrics, summed
-  std::vector<analysis::StepCounts::ClassCounts analysis::StepCounts::*> simt;  // summed
-  const char* not_compared = nullptr;       // as CompareSpec's
+  double SassMemoryLanes::*sass;
+  std::string_view warps;  // ncu metric
+  analysis::StepCounts::ClassCounts analysis::StepCounts::*simt;
 };
 const std::vector<LaneSpec>& lane_specs() {
   static const std::vector<LaneSpec> specs = {
-      {"lanes per memory instruction (global and shared loads and stores)",
-       "sm__sass_thread_inst_executed_op_memory_pred_on.sum",
-       {"smsp__sass_inst_executed_op_global_ld.sum", "smsp__sass_inst_executed_op_global_st.sum",
-        "smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum"},
-       {&analysis::StepCounts::global_loads, &analysis::StepCounts::global_stores, &analysis::StepCounts::shared_loads,
-        &analysis::StepCounts::shared_stores},
-       // On an H200 the memory class's thread count reached 59 per counted warp instruction.
-       "not compared: ncu's memory class counts more instructions than global/shared loads and stores"},
+      {"lanes per instruction: global loads", &SassMemoryLanes::global_loads, "smsp__sass_inst_executed_op_global_ld.sum",
+       &analysis::StepCounts::global_loads},
+      {"lanes per instruction: global stores", &SassMemoryLanes::global_stores,
+       "smsp__sass_inst_executed_op_global_st.sum", &analysis::StepCounts::global_stores},
+      {"lanes per instruction: shared loads", &SassMemoryLanes::shared_loads, "smsp__sass_inst_executed_op_shared_ld.sum",
+       &analysis::StepCounts::shared_loads},
+      {"lanes per instruction: shared stores", &SassMemoryLanes::shared_stores,
+       "smsp__sass_inst_executed_op_shared_st.sum", &analysis::StepCounts::shared_stores},
   };
   return specs;
 }
+constexpr std::string_view kNcuSourcePage =
+    "ncu source page (SourceCounters): the class's Predicated-On Thread Instructions Executed / ";
 // Every instruction's active threads: ncu counts it, the emulator does not (see compare_counts).
 constexpr std::string_view kNcuThreadsPerInstruction = "smsp__thread_inst_executed_per_inst_executed.ratio";
 
@@ -217,6 +216,59 @@ std::vector<NcuKernel> parse_ncu_csv(std::string_view text) {
   return kernels;
 }
 
+namespace {
+// "@!P0  LDG.E.128 R8, [R2.64]" -> "LDG": the opcode without its predicate and modifiers.
+std::string_view sass_opcode(std::string_view source) {
+  auto skip_spaces = [&] {
+    while (!source.empty() && source.front() == ' ') source.remove_prefix(1);
+  };
+  skip_spaces();
+  if (!source.empty() && source.front() == '@') {
+    const auto sp = source.find(' ');
+    source.remove_prefix(sp == std::string_view::npos ? source.size() : sp);
+    skip_spaces();
+  }
+  return source.substr(0, source.find_first_of(" .;"));
+}
+}  // namespace
+
+SassMemoryLanes parse_ncu_sass_source(std::string_view text) {
+  const auto lines = lines_of(text);
+  std::size_t h = 0;
+  while (h < lines.size() && lines[h].rfind("\"Address\",\"Source\"", 0) != 0) ++h;
+  if (h == lines.size())
+    throw std::runtime_error("ncu printed no source page (no line starting with \"Address\",\"Source\")");
+  const std::vector<std::string> header = csv_fields(lines[h]);
+  const int source = column(header, "Source"), threads = column(header, "Predicated-On Thread Instructions Executed"),
+            space = column(header, "Address Space");
+  for (auto [i, name] : {std::pair{source, "Source"}, std::pair{threads, "Predicated-On Thread Instructions Executed"},
+                         std::pair{space, "Address Space"}})
+    if (i < 0) throw std::runtime_error(fmt::format("ncu's source page has no \"{}\" column", name));
+  SassMemoryLanes out;
+  for (std::size_t i = h + 1; i < lines.size(); ++i) {
+    if (lines[i].empty() || lines[i][0] != '"') continue;  // ==PROF== lines, application output
+    const std::vector<std::string> row = csv_fields(lines[i]);
+    if (row.size() != header.size()) break;  // the next kernel's page or another table
+    ++out.instructions_listed;
+    const std::string text = at(row, source);
+    const std::string_view op = sass_opcode(text);
+    const std::string where = at(row, space);
+    double* c = nullptr;
+    if (op == "LDG") c = &out.global_loads;
+    else if (op == "STG") c = &out.global_stores;
+    else if (op == "LDS" || op == "LDSM") c = &out.shared_loads;
+    else if (op == "STS") c = &out.shared_stores;
+    else if (op == "LD" || op == "ST") {  // generic: the space the addresses fell in
+      const bool load = op == "LD";
+      if (where == "Global") c = load ? &out.global_loads : &out.global_stores;
+      else if (where == "Shared") c = load ? &out.shared_loads : &out.shared_stores;
+    }
+    if (c == nullptr) continue;
+    *c += parse_ncu_number(at(row, threads)).value_or(0);
+  }
+  return out;
+}
+
 std::vector<ProfileMetric> profile_metrics(const NcuKernel& k) {
   std::vector<ProfileMetric> out;
   for (const auto& m : metric_mappings()) {
@@ -242,10 +294,6 @@ std::string ncu_compare_metric_list() {
   };
   for (const auto& c : compare_specs())
     for (auto m : c.ncu) add(m);
-  for (const auto& l : lane_specs()) {
-    add(l.threads);
-    for (auto w : l.warps) add(w);
-  }
   add(kNcuThreadsPerInstruction);
   std::string s;
   for (const auto& m : names) s += (s.empty() ? "" : ",") + m;
@@ -266,7 +314,8 @@ void mark_not_compared(ComparedCount& c, const char* why) {
 }
 }  // namespace
 
-std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const NcuKernel& gpu) {
+std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const NcuKernel& gpu,
+                                          const SassMemoryLanes* sass) {
   analysis::StepCounts all = simt.totals;
   all.add(simt.outside);
   std::vector<ComparedCount> out;
@@ -291,32 +340,23 @@ std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const Nc
     ComparedCount c;
     c.what = spec.what;
     c.ratio = true;
-    c.ncu = std::string(spec.threads) + " / (";
-    std::optional<double> warps = 0.0;
-    for (std::size_t k = 0; k < spec.warps.size(); ++k) {
-      c.ncu += (k ? " + " : "") + std::string(spec.warps[k]);
-      const auto w = ncu_value(gpu, spec.warps[k]);
-      if (w && warps) *warps += *w;
-      else warps.reset();
-    }
-    c.ncu += ")";
-    analysis::StepCounts::ClassCounts mine;
-    for (auto member : spec.simt) {
-      mine.accesses += (all.*member).accesses;
-      mine.lanes += (all.*member).lanes;
-    }
-    const auto threads = ncu_value(gpu, spec.threads);
+    c.ncu = std::string(kNcuSourcePage) + std::string(spec.warps);
+    const auto& mine = all.*(spec.simt);
     auto per = [](double lanes, double instructions) { return instructions > 0 ? lanes / instructions : 0.0; };
     c.simt = per(static_cast<double>(mine.lanes), static_cast<double>(mine.accesses));
-    if (threads && warps) c.gpu = per(*threads, *warps);
-    // Equal when the lanes and the instructions behind the ratio are both equal, not merely the
-    // quotient.
-    c.equal = threads && warps && *threads == static_cast<double>(mine.lanes) &&
-              *warps == static_cast<double>(mine.accesses);
-    if (!c.gpu) c.note = "ncu did not report it";
-    else
-      c.note = fmt::format("lanes/instructions: simt {}/{}, ncu {:.0f}/{:.0f}", mine.lanes, mine.accesses, *threads, *warps);
-    mark_not_compared(c, spec.not_compared);
+    const auto warps = ncu_value(gpu, spec.warps);
+    if (sass == nullptr) {
+      c.note = "ncu's source page was not read";
+    } else if (!warps) {
+      c.note = "ncu did not report it";
+    } else {
+      const double threads = (*sass).*(spec.sass);
+      c.gpu = per(threads, *warps);
+      // Equal when the lanes and the instructions behind the ratio are both equal, not merely the
+      // quotient.
+      c.equal = threads == static_cast<double>(mine.lanes) && *warps == static_cast<double>(mine.accesses);
+      c.note = fmt::format("lanes/instructions: simt {}/{}, ncu {:.0f}/{:.0f}", mine.lanes, mine.accesses, threads, *warps);
+    }
     out.push_back(std::move(c));
   }
   ComparedCount whole;
@@ -571,10 +611,24 @@ ProfileReport profile(const Plan& plan, bool compare, bool stalls) {
   if (auto d = k.values.find(std::string(kNcuDuration)); d != k.values.end()) report.duration_ns = parse_ncu_number(d->second);
   report.metrics = profile_metrics(k);
   if (compare) {
+    // A second pass for the per-class lanes: the source page lists every SASS instruction with its
+    // warp and thread executions (one kernel launch, the same one as above).
+    std::string page;
+    const int page_status = run_capture(
+        fmt::format("{} --clock-control none --target-processes all --kernel-name-base demangled --kernel-name {} "
+                    "--launch-count 1 --section SourceCounters --page source --print-source sass --csv {}",
+                    shell_quoted(report.ncu), shell_quoted(name_regex), report.command),
+        &page);
+    try {
+      report.sass = parse_ncu_sass_source(page);
+    } catch (const std::runtime_error& err) {
+      report.unavailable.push_back(fmt::format("source page (exit status {}: {}; its last line: {})", page_status,
+                                               err.what(), last_line(page)));
+    }
     const ExplainReport simt = explain(plan);  // the same plan, one launch, every lane recorded
     report.compared = true;
     report.simt_status = simt.row.status;
-    report.comparison = compare_counts(simt.counts, k);
+    report.comparison = compare_counts(simt.counts, k, report.sass ? &*report.sass : nullptr);
   }
   if (stalls) {
     report.stalled = true;

@@ -52,8 +52,9 @@ struct ProfileMetric {
 // launch (the kernel's first launch; the gallery's final pass is a separate kernel and is left
 // out by both), summed over loads and stores where ncu splits them. Instructions are ncu's SASS
 // counters (smsp__sass_inst_executed_op_*): one per warp-wide load or store the kernel executed.
-// The lanes per instruction are compared per class (global/shared x load/store): ncu's thread
-// count of the class over its warp count, against the SIMT recorder's lanes over its accesses.
+// The lanes per instruction are compared per class (global/shared x load/store): the predicated-on
+// thread executions of that class's SASS instructions (ncu's source page, SassMemoryLanes) over its
+// warp instructions (the SASS counter), against the SIMT recorder's lanes over its accesses.
 struct ComparedCount {
   std::string what;                 // e.g. "global sectors"
   std::string ncu;                  // the ncu metric(s), " + " between summed ones, " / " for a ratio
@@ -65,8 +66,28 @@ struct ComparedCount {
 };
 // The ncu metrics --compare adds to the profile's.
 std::string ncu_compare_metric_list();
-// The SIMT counts (the steps and the accesses outside them) beside ncu's counters.
-std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const NcuKernel& gpu);
+
+// Hopper's ncu has no thread counter per memory class, but its source page (`--section
+// SourceCounters --page source --print-source sass --csv`) lists every SASS instruction of the
+// kernel with the threads that executed it with the predicate on ("Predicated-On Thread
+// Instructions Executed"). Summed over the instructions of a class they are the class's lanes.
+// The class is read from the opcode (LDG/STG global, LDS/LDSM/STS shared; generic LD/ST by the
+// page's address space); atomics, local-memory spills and every other instruction are left out,
+// as the recorder leaves them out. The page's "Instructions Executed" also counts warps whose
+// every thread was predicated off (an H200, BC_addKernel: 16384 per LDS against 6400 warp loads
+// with a thread on), so the warp instructions of a class come from the SASS counters instead.
+struct SassMemoryLanes {
+  double global_loads = 0, global_stores = 0, shared_loads = 0, shared_stores = 0;  // thread executions
+  std::size_t instructions_listed = 0;  // SASS lines on the page (every opcode)
+};
+// Parses the source page of the first kernel in `text` (lines before its "Address","Source" header
+// are skipped). Throws std::runtime_error when there is no such header or a needed column is missing.
+SassMemoryLanes parse_ncu_sass_source(std::string_view text);
+
+// The SIMT counts (the steps and the accesses outside them) beside ncu's counters; `sass` the
+// source page's per-class lanes (nullptr: those rows have no GPU figure).
+std::vector<ComparedCount> compare_counts(const analysis::Counts& simt, const NcuKernel& gpu,
+                                          const SassMemoryLanes* sass = nullptr);
 // "N of M counts equal" over the comparable rows.
 std::pair<std::size_t, std::size_t> equal_of_comparable(const std::vector<ComparedCount>& rows);
 
@@ -118,6 +139,7 @@ struct ProfileReport {
   std::vector<ProfileMetric> metrics;
   bool compared = false;               // --compare ran the SIMT recorder too
   std::vector<ComparedCount> comparison;
+  std::optional<SassMemoryLanes> sass;  // --compare: the source page's per-class lanes, when ncu gave it
   std::string simt_status;             // the SIMT run's verification (ok, MISMATCH)
   bool stalled = false;                // --stalls asked for the warp-state breakdown
   StallBreakdown stalls;

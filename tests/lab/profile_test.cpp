@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -133,12 +134,63 @@ using namespace rl;
 // all) each load two words and store one, and thread 0 loads the block's sum: 25 loads with
 // 511 lanes and 20 stores with 511 lanes per block. The canned counters split the same totals
 // into loads and stores as ncu does; a second page differs by one sector.
-std::string canned(int load_sectors, int shared_load_threads = 8 * 511) {
-  return fmt::format(R"csv("ID","Kernel Name","Block Size","Grid Size","smsp__sass_inst_executed_op_global_ld.sum","smsp__sass_inst_executed_op_global_st.sum","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","l1tex__t_requests_pipe_lsu_mem_global_op_st.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum","smsp__sass_inst_executed_op_shared_ld.sum","smsp__sass_inst_executed_op_shared_st.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum","sm__sass_thread_inst_executed_op_memory_pred_on.sum","smsp__thread_inst_executed_per_inst_executed.ratio"
-"","","","","inst","inst","","","sector","sector","inst","inst","","","","","inst",""
-"0","BC_addKernel","(256, 1, 1)","(8, 1, 1)","64","8","64","8","{}","8","200","160","600","600","400","440","{}","21.7"
+std::string canned(int load_sectors) {
+  return fmt::format(R"csv("ID","Kernel Name","Block Size","Grid Size","smsp__sass_inst_executed_op_global_ld.sum","smsp__sass_inst_executed_op_global_st.sum","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","l1tex__t_requests_pipe_lsu_mem_global_op_st.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum","smsp__sass_inst_executed_op_shared_ld.sum","smsp__sass_inst_executed_op_shared_st.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum","smsp__thread_inst_executed_per_inst_executed.ratio"
+"","","","","inst","inst","","","sector","sector","inst","inst","","","","",""
+"0","BC_addKernel","(256, 1, 1)","(8, 1, 1)","64","8","64","8","{}","8","200","160","600","600","400","440","21.7"
 )csv",
-                     load_sectors, 2048 + 8 + shared_load_threads + 8 * 511);
+                     load_sectors);
+}
+
+// ncu's source page for the same launch, cut to the columns the parser reads, in ncu's order and
+// spelling (an H200's page has 70 columns). Every memory class once or twice, a fully predicated-off
+// load that still counts as executed, a generic load that fell in shared memory, and instructions
+// the recorder does not see (an atomic, a spill, a barrier) that must be left out. `shared_load_threads`
+// lets a test take one lane away.
+std::string canned_source(int shared_load_threads = 8 * 511) {
+  return fmt::format(R"csv(==PROF== Connected to process 515
+"Kernel Name","BC_addKernel(float *, float *, unsigned int)",
+"Address","Source","Instructions Executed","Thread Instructions Executed","Predicated-On Thread Instructions Executed","Address Space","Access Operation","Access Size"
+"0x7f0000000010","      LDG.E R4, desc[UR4][R2.64]","64","2048","2048","Global","Load","32"
+"0x7f0000000020","@!P0  LDG.E R5, desc[UR4][R2.64+0x4]","0","0","0","","Load","32"
+"0x7f0000000030","      STS [R7], R4","64","2048","2048","Shared","Store","32"
+"0x7f0000000040","@P1   LD.E R8, [R10.64]","160","5120","{}","Shared","Load","32"
+"0x7f0000000050","@P1   LDS R9, [R7+0x4]","40","1280","40","Shared","Load","32"
+"0x7f0000000060","@P1   STS [R7], R8","96","3072","2040","Shared","Store","32"
+"0x7f0000000070","      ATOMS.ADD RZ, [R7], R8","8","256","8","Shared","Atomic","32"
+"0x7f0000000080","      STL [R1], R8","8","256","256","Local","Store","32"
+"0x7f0000000090","      BAR.SYNC.DEFER_BLOCKING 0x0","400","12800","12800","-","-","-"
+"0x7f00000000a0","@!P2  STG.E desc[UR4][R12.64], R9","8","256","8","Global","Store","32"
+==PROF== Disconnected from process 515
+)csv",
+                     shared_load_threads - 40);
+}
+
+TEST(ProfileCompare, SourcePageSumsEachMemoryClass) {
+  const auto s = lab::parse_ncu_sass_source(canned_source());
+  EXPECT_EQ(s.instructions_listed, 10u);
+  EXPECT_EQ(s.global_loads, 2048);
+  EXPECT_EQ(s.global_stores, 8);
+  EXPECT_EQ(s.shared_loads, 8 * 511);        // LD in shared space + LDS
+  EXPECT_EQ(s.shared_stores, 2048 + 2040);  // the atomic and the spill are not stores here
+  EXPECT_THROW(lab::parse_ncu_sass_source("==PROF== no page\n"), std::runtime_error);
+  EXPECT_THROW(lab::parse_ncu_sass_source("\"Address\",\"Source\",\"Instructions Executed\"\n"), std::runtime_error);
+}
+
+// A real source page: ncu 2025 on an NVIDIA H200, BC_addKernel at n = 65536, block 256, float
+// (the launch the GPU check profiles). Its lanes per class equal the SIMT recorder's for that plan.
+TEST(ProfileCompare, SourcePageOfAnH200) {
+  const std::string path = std::string(RL_SOURCE_DIR) + "/tests/lab/data/ncu-source-bc-add-h200.csv";
+  std::ifstream in(path);
+  if (!in) GTEST_SKIP() << "no source tree here (" << path << ")";
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto s = lab::parse_ncu_sass_source(text.str());
+  EXPECT_EQ(s.global_loads, 65536);
+  EXPECT_EQ(s.global_stores, 256);
+  EXPECT_EQ(s.shared_loads, 130816);
+  EXPECT_EQ(s.shared_stores, 130816);
+  EXPECT_GT(s.instructions_listed, 40u);
 }
 
 TEST(ProfileCompare, SimtCountsBesideNcuCountersOfTheSameLaunch) {
@@ -151,85 +203,96 @@ TEST(ProfileCompare, SimtCountsBesideNcuCountersOfTheSameLaunch) {
   ASSERT_EQ(simt.row.status, "ok");
   const auto kernels = lab::parse_ncu_csv(canned(256));
   ASSERT_EQ(kernels.size(), 1u);
-  const auto same = lab::compare_counts(simt.counts, kernels[0]);
-  ASSERT_EQ(same.size(), 8u);
-  const double expected_simt[] = {72, 72, 264, 360, 1200, 840, 10232.0 / 432};
-  for (std::size_t k = 0; k < 7; ++k) {
-    // requests and lanes per memory instruction: different quantities on the two sides
-    EXPECT_EQ(same[k].comparable, k != 1 && k != 6) << same[k].what;
+  const auto sass = lab::parse_ncu_sass_source(canned_source());
+  const auto same = lab::compare_counts(simt.counts, kernels[0], &sass);
+  ASSERT_EQ(same.size(), 11u);
+  const double expected_simt[] = {72, 72, 264, 360, 1200, 840, 2048.0 / 64, 1, 4088.0 / 200, 4088.0 / 160};
+  for (std::size_t k = 0; k < 10; ++k) {
+    // requests: different quantities on the two sides
+    EXPECT_EQ(same[k].comparable, k != 1) << same[k].what;
     EXPECT_DOUBLE_EQ(*same[k].simt, expected_simt[k]) << same[k].what;
     EXPECT_TRUE(same[k].equal) << same[k].what << ": simt " << *same[k].simt << " ncu " << *same[k].gpu << " "
                                << same[k].note;
   }
   EXPECT_EQ(same[3].ncu, "smsp__sass_inst_executed_op_shared_ld.sum + smsp__sass_inst_executed_op_shared_st.sum");
-  EXPECT_TRUE(same[6].ratio);
-  EXPECT_NE(same[6].note.find("lanes/instructions: simt 10232/432, ncu 10232/432"), std::string::npos);
-  EXPECT_FALSE(same[7].comparable);  // every instruction's lanes: counted on the GPU only
-  EXPECT_DOUBLE_EQ(*same[7].gpu, 21.7);
-  EXPECT_NE(same[7].note.find("ncu only"), std::string::npos);
+  EXPECT_TRUE(same[8].ratio);
+  EXPECT_EQ(same[8].what, "lanes per instruction: shared loads");
+  EXPECT_NE(same[8].note.find("lanes/instructions: simt 4088/200, ncu 4088/200"), std::string::npos);
+  EXPECT_FALSE(same[10].comparable);  // every instruction's lanes: counted on the GPU only
+  EXPECT_DOUBLE_EQ(*same[10].gpu, 21.7);
+  EXPECT_NE(same[10].note.find("ncu only"), std::string::npos);
   EXPECT_NE(same[1].note.find("not compared"), std::string::npos);
-  EXPECT_EQ(lab::equal_of_comparable(same), std::make_pair(std::size_t{5}, std::size_t{5}));
+  EXPECT_EQ(lab::equal_of_comparable(same), std::make_pair(std::size_t{9}, std::size_t{9}));
 
-  const auto off = lab::compare_counts(simt.counts, lab::parse_ncu_csv(canned(257))[0]);
+  const auto off = lab::compare_counts(simt.counts, lab::parse_ncu_csv(canned(257))[0], &sass);
   EXPECT_FALSE(off[2].equal);
   EXPECT_DOUBLE_EQ(*off[2].gpu, 265);
   EXPECT_TRUE(off[0].equal);
-  EXPECT_EQ(lab::equal_of_comparable(off), std::make_pair(std::size_t{4}, std::size_t{5}));
+  EXPECT_EQ(lab::equal_of_comparable(off), std::make_pair(std::size_t{8}, std::size_t{9}));
 
   // One lane fewer on ncu's shared loads: the instruction counts still agree, the lanes do not.
-  const auto lanes_off = lab::compare_counts(simt.counts, lab::parse_ncu_csv(canned(256, 8 * 511 - 1))[0]);
+  const auto fewer = lab::parse_ncu_sass_source(canned_source(8 * 511 - 1));
+  const auto lanes_off = lab::compare_counts(simt.counts, kernels[0], &fewer);
   EXPECT_TRUE(lanes_off[3].equal);
-  EXPECT_FALSE(lanes_off[6].equal);
+  EXPECT_TRUE(lanes_off[9].equal);
+  EXPECT_FALSE(lanes_off[8].equal);
 
-  // A counter ncu did not print is not called equal.
+  // A counter ncu did not print, or a source page it did not give, is not called equal.
   auto partial = kernels[0];
   partial.values.erase("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
-  partial.values.erase("sm__sass_thread_inst_executed_op_memory_pred_on.sum");
   const auto missing = lab::compare_counts(simt.counts, partial);
   EXPECT_FALSE(missing[2].gpu);
   EXPECT_FALSE(missing[2].equal);
   EXPECT_EQ(missing[2].note, "ncu did not report it");
   EXPECT_FALSE(missing[6].gpu);
   EXPECT_FALSE(missing[6].equal);
+  EXPECT_TRUE(missing[6].comparable);
+  EXPECT_EQ(missing[6].note, "ncu's source page was not read");
 }
 
 // The lane ratio on hand-made counts: equal only when the lanes and the instructions behind it
-// both agree (the four classes summed on each side).
+// both agree.
 TEST(ProfileCompare, LaneRatiosCompareTheCountsBehindThem) {
   analysis::Counts c;
   c.totals.global_loads = {10, 320};
-  c.totals.global_stores = {2, 2};
   c.outside.global_loads = {6, 96};  // outside the steps: added in
   lab::NcuKernel k;
-  k.values = {{"sm__sass_thread_inst_executed_op_memory_pred_on.sum", "418"},
-              {"smsp__sass_inst_executed_op_global_ld.sum", "16"},
-              {"smsp__sass_inst_executed_op_global_st.sum", "2"},
+  k.values = {{"smsp__sass_inst_executed_op_global_ld.sum", "16"},
+              {"smsp__sass_inst_executed_op_global_st.sum", "0"},
               {"smsp__sass_inst_executed_op_shared_ld.sum", "0"},
               {"smsp__sass_inst_executed_op_shared_st.sum", "0"}};
-  const auto rows = lab::compare_counts(c, k);
-  ASSERT_EQ(rows.size(), 8u);
+  lab::SassMemoryLanes s;
+  s.global_loads = 416;
+  auto rows = lab::compare_counts(c, k, &s);
+  ASSERT_EQ(rows.size(), 11u);
   EXPECT_TRUE(rows[6].equal);
-  EXPECT_DOUBLE_EQ(*rows[6].simt, 418.0 / 18);
-  EXPECT_DOUBLE_EQ(*rows[6].gpu, 418.0 / 18);
-  // The same ratio from other counts is not equal: ncu counted 4 store instructions, 2 lanes more.
-  k.values["smsp__sass_inst_executed_op_global_st.sum"] = "4";
-  k.values["sm__sass_thread_inst_executed_op_memory_pred_on.sum"] = "418";
-  EXPECT_FALSE(lab::compare_counts(c, k)[6].equal);
-  k.values.erase("smsp__sass_inst_executed_op_shared_st.sum");  // ncu printed nothing for a class
-  EXPECT_FALSE(lab::compare_counts(c, k)[6].gpu);
+  EXPECT_DOUBLE_EQ(*rows[6].simt, 26);
+  EXPECT_DOUBLE_EQ(*rows[6].gpu, 26);
+  EXPECT_TRUE(rows[7].equal);  // no global stores on either side
+  // The same ratio from other counts is not equal: twice the instructions and twice the lanes.
+  k.values["smsp__sass_inst_executed_op_global_ld.sum"] = "32";
+  s.global_loads = 832;
+  rows = lab::compare_counts(c, k, &s);
+  EXPECT_DOUBLE_EQ(*rows[6].gpu, 26);
+  EXPECT_FALSE(rows[6].equal);
+  k.values.erase("smsp__sass_inst_executed_op_shared_st.sum");  // ncu printed no counter for a class
+  EXPECT_FALSE(lab::compare_counts(c, k, &s)[9].gpu);
+  EXPECT_EQ(lab::compare_counts(c, k, &s)[9].note, "ncu did not report it");
 }
 
 TEST(ProfileCompare, AsksNcuForEveryComparedMetric) {
   const std::string list = lab::ncu_compare_metric_list();
   for (const char* m : {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum",
-                        "smsp__sass_inst_executed_op_global_ld.sum", "sm__sass_thread_inst_executed_op_memory_pred_on.sum",
+                        "smsp__sass_inst_executed_op_global_ld.sum",
                         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
                         "smsp__thread_inst_executed_per_inst_executed.ratio"})
     EXPECT_NE(list.find(m), std::string::npos) << m;
   // The warp-level counters are the SASS ones (one per executed load/store instruction), not
   // smsp__inst_executed_op_*, which count more than the kernel's loads and stores.
   EXPECT_EQ(list.find("smsp__inst_executed_op_"), std::string::npos);
-  // Each metric once (the lane ratios share their denominators with the instruction counts).
+  // The lanes per class come from the source page, not from a counter.
+  EXPECT_EQ(list.find("thread_inst_executed_op_memory"), std::string::npos);
+  // Each metric once.
   std::set<std::string> seen;
   std::size_t count = 0;
   for (std::size_t at = 0; at <= list.size();) {
