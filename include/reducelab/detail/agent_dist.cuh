@@ -5,6 +5,7 @@
 //   distChunks       the block results of chunks [c0, c1) of the fixed order of a virtual array
 //                    (element g at input[g]): fold_chunk + block_fold, as reduceChunks does per chunk
 //   distFold         every rank's record into the result (dist_record.hpp's fold_records)
+//   distFoldExact    the same for exact sums and means, with a thread per digit (one block)
 //   distFoldChunks   the gathered chunk results folded in the fixed order (reduceChunks' step 3)
 #include <cstdint>
 
@@ -87,6 +88,43 @@ __global__ void distFold(const Record* recs, int ranks, result_t<T, Op>* out, Fa
     const Failure f = fold_records<T, Op>(recs, ranks, out);
     if (f.code != 0 && fail->code == 0) *fail = f;
   }
+  __syncthreads();  // recs may be send itself (one rank): read before it is zeroed
+  auto* words = reinterpret_cast<std::uint64_t*>(send);
+  for (unsigned i = threadIdx.x; i < sizeof(Record) / 8; i += blockDim.x) words[i] = 0;
+}
+
+// One block of kThreads. Exact sums and means: the ranks' digits are added by a thread per digit
+// (integers: any order), the span of non-zero digits found with ballots, and the digits rounded once
+// by write_result, as the single-GPU kernel's last block does. fold_records gives the same bits with
+// one thread (the CPU backend's path); this one does not walk 13 (float) or 69 (double) digits times
+// the ranks in one thread, which cost the 2-GPU reduce microseconds at every size.
+template <class T, class Op>
+__global__ void __launch_bounds__(kThreads)
+    distFoldExact(const Record* recs, int ranks, result_t<T, Op>* out, Failure* fail, Record* send) {
+  constexpr int kD = ExactTraits<T>::kDigits;
+  __shared__ unsigned long long digit_storage[kD];
+  __shared__ unsigned misc_storage[4];  // [0] flags, [1] records fine, [2..] digit span masks
+  __shared__ std::uint64_t total_storage;
+  if (threadIdx.x == 0) {
+    std::uint64_t total = 0;
+    const Failure f = check_records(recs, ranks, &total);
+    if (f.code != 0 && fail->code == 0) *fail = f;
+    misc_storage[1] = f.code == 0 ? 1u : 0u;
+    total_storage = total;
+    unsigned flags = 0;
+    for (int r = 0; r < ranks; ++r) flags |= static_cast<unsigned>(recs[r].payload[kFlagWord]);
+    misc_storage[0] = flags;
+  }
+  if (threadIdx.x < static_cast<unsigned>(kD)) {
+    unsigned long long v = 0;
+    for (int r = 0; r < ranks; ++r) v += recs[r].payload[threadIdx.x];
+    digit_storage[threadIdx.x] = v;
+  }
+  __syncthreads();
+  if (misc_storage[1] != 0)  // uniform across the block
+    write_result<T, result_t<T, Op>, std::is_same_v<Op, op::mean>>(digit_storage, misc_storage[0], total_storage,
+                                                                   misc_storage + 2, out);
+  __syncthreads();  // every thread has read the records before they are zeroed (recs may be send itself)
   auto* words = reinterpret_cast<std::uint64_t*>(send);
   for (unsigned i = threadIdx.x; i < sizeof(Record) / 8; i += blockDim.x) words[i] = 0;
 }
