@@ -24,6 +24,12 @@ Status failure_status(const rd::Failure& f, int my_rank, int ranks) {
       return Status(Errc::invalid_argument, who + r + "'s shard is null but its n = " + std::to_string(f.a));
     case rd::Code::total_mismatch:
       return Status(Errc::invalid_argument, who + r + " expects a total of " + std::to_string(f.a) + " elements but the shards hold " + std::to_string(f.b));
+    case rd::Code::peer_timeout: {
+      char secs[32];
+      std::snprintf(secs, sizeof secs, "%g", static_cast<double>(f.a) / 1000.0);
+      return Status(Errc::cuda_error, who + "the record of " + r + " did not arrive within " + secs +
+                                          " s; a rank did not join the call (the communicator is no longer usable)");
+    }
     case rd::Code::empty_input:
       return Status(Errc::empty_input, who + "every shard is empty (total n = 0): this op has no value");
   }

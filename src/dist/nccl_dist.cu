@@ -70,6 +70,8 @@ Status Comm::Impl::init(ncclComm_t c, bool own, int dev) {
   if (e == cudaSuccess) e = cudaMallocHost(&host_recs, sizeof(rd::Record) * size);
   if (e == cudaSuccess) e = cudaMemset(send, 0, sizeof(rd::Record));
   if (e == cudaSuccess) e = cudaMemset(fail, 0, sizeof(rd::Failure));
+  if (e == cudaSuccess) e = cudaMalloc(&mailbox, sizeof(rd::Mailbox));
+  if (e == cudaSuccess) e = cudaMemset(mailbox, 0, sizeof(rd::Mailbox));
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess) return cuda_failed(e, "allocating the communicator's buffers");
   return {};
@@ -82,6 +84,8 @@ Comm::Impl::~Impl() {
   if (fail) cudaFree(fail);
   if (host_fail) cudaFreeHost(host_fail);
   if (host_recs) cudaFreeHost(host_recs);
+  for (void* p : ipc_opened) cudaIpcCloseMemHandle(p);
+  if (mailbox) cudaFree(mailbox);
   parts_send.release();
   parts_recv.release();
   stage.release();
@@ -117,6 +121,8 @@ Status Comm::Impl::wait(stream_t stream, double timeout_s, const char* what) {
 }
 
 Status Comm::Impl::usable() const {
+  if (broken)
+    return Status(Errc::invalid_argument, "dist: rank " + std::to_string(rank) + "'s communicator lost a peer in an earlier call");
   if (comm == nullptr) return Status(Errc::invalid_argument, "dist: rank " + std::to_string(rank) + "'s communicator was aborted after an earlier failure");
   return {};
 }
@@ -127,6 +133,7 @@ Status Comm::Impl::take_failure(stream_t stream, double timeout_s) {
   if (Status s = wait(stream, timeout_s, "the reduction"); !s) return s;
   const rd::Failure f = *static_cast<rd::Failure*>(host_fail);
   if (f.code == 0) return {};
+  if (f.code == std::uint32_t(rd::Code::peer_timeout)) broken = true;
   e = cudaMemsetAsync(fail, 0, sizeof(rd::Failure), stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
   if (e != cudaSuccess) return cuda_failed(e, "clearing the failure word");
@@ -134,6 +141,37 @@ Status Comm::Impl::take_failure(stream_t stream, double timeout_s) {
 }
 
 namespace detail {
+
+Status setup_direct_local(std::vector<Comm::Impl*>& ranks) {
+  const int n = static_cast<int>(ranks.size());
+  if (n < 2 || n > rd::kMaxDirect) return {};
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      int can = 0;
+      if (cudaError_t e = cudaDeviceCanAccessPeer(&can, ranks[i]->device, ranks[j]->device); e != cudaSuccess)
+        return cuda_failed(e, "cudaDeviceCanAccessPeer");
+      if (!can) return {};  // stays on NCCL
+    }
+  for (int i = 0; i < n; ++i) {
+    if (cudaError_t e = cudaSetDevice(ranks[i]->device); e != cudaSuccess) return cuda_failed(e, "cudaSetDevice");
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const cudaError_t e = cudaDeviceEnablePeerAccess(ranks[j]->device, 0);
+      if (e == cudaErrorPeerAccessAlreadyEnabled) {
+        (void)cudaGetLastError();  // clears it
+      } else if (e != cudaSuccess) {
+        return cuda_failed(e, "cudaDeviceEnablePeerAccess(" + std::to_string(ranks[j]->device) + ") on GPU " +
+                                  std::to_string(ranks[i]->device));
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    ranks[i]->peer_mailbox.assign(n, nullptr);
+    for (int j = 0; j < n; ++j) ranks[i]->peer_mailbox[ranks[j]->rank] = ranks[j]->mailbox;  // one address space
+  }
+  return {};
+}
 
 int sm_count(int device) {
   static int cached[64] = {};
@@ -202,6 +240,12 @@ Status Comm::local(int gpus, std::vector<Comm>* out) {
       return s;
     }
     out->push_back(std::move(c));
+  }
+  std::vector<Impl*> all;
+  for (auto& c : *out) all.push_back(c.impl_.get());
+  if (Status s = detail::setup_direct_local(all); !s) {
+    out->clear();
+    return s;
   }
   return {};
 }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "reducelab/dist.hpp"
 
@@ -36,12 +37,29 @@ struct Comm::Impl {
   void* host_fail = nullptr;  // pinned
   void* host_recs = nullptr;  // pinned, size Records
   detail::Buffer parts_send, parts_recv, stage;
+  // The direct exchange (detail/dist_record.hpp's Mailbox): this rank's mailbox, every rank's as
+  // this device reaches it (empty: not set up, the records go through NCCL), the round of the last
+  // call, and the IPC mappings to close.
+  void* mailbox = nullptr;
+  std::vector<void*> peer_mailbox;
+  std::vector<void*> ipc_opened;
+  std::uint64_t round = 0;
+  bool broken = false;  // a peer never arrived: the rounds no longer agree
 
   ~Impl();
   Status init(ncclComm_t c, bool own, int dev);
   Status wait(stream_t stream, double timeout_s, const char* what);
   Status usable() const;
   Status take_failure(stream_t stream, double timeout_s);
+  bool direct() const { return !peer_mailbox.empty(); }
 };
+
+namespace detail {
+// Sets up the direct exchange between the communicators of one process when every pair of their
+// GPUs has peer access and there are at most kMaxDirect of them; otherwise leaves them on NCCL.
+Status setup_direct_local(std::vector<Comm::Impl*>& ranks);
+// The same for a communicator made by Comm::from_mpi (nccl_mpi.cpp); collective over MPI_COMM_WORLD.
+void setup_direct_mpi(Comm::Impl& c, bool one_host);
+}  // namespace detail
 
 }  // namespace reducelab::dist

@@ -4,11 +4,15 @@
 #include <nccl.h>
 
 #include <string>
+#include <vector>
 
 #include "dist/mpi_util.hpp"
 #include "dist/nccl_impl.hpp"
+#include "reducelab/detail/dist_record.hpp"
 
 namespace reducelab::dist {
+
+namespace rd = reducelab::detail::dist;
 
 Status Comm::from_mpi(Comm* out, int device) {
   detail::keep_nvls_off();
@@ -51,8 +55,51 @@ Status Comm::from_mpi(Comm* out, int device) {
   Comm c;
   c.impl_ = std::make_unique<Impl>();
   if (Status s = c.impl_->init(comm, true, dev); !s) return s;
+  detail::setup_direct_mpi(*c.impl_, local_size == size);
   *out = std::move(c);
   return {};
 }
+
+namespace detail {
+
+// The direct exchange under MPI: every rank on this host, at most kMaxDirect of them, every pair of
+// GPUs with peer access; the mailboxes travel as CUDA IPC handles. Every rank takes the same
+// decision (MPI_Allreduce of each step's outcome), so none writes to a mailbox that another did not
+// map; anything short of that leaves all of them on NCCL.
+void setup_direct_mpi(Comm::Impl& c, bool one_host) {
+  const int size = c.size, me = c.rank;
+  auto all_agree = [](bool mine) {
+    int in = mine ? 1 : 0, all = 0;
+    return MPI_Allreduce(&in, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS && all == 1;
+  };
+  std::vector<int> devs(size);
+  if (MPI_Allgather(&c.device, 1, MPI_INT, devs.data(), 1, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS) return;
+  bool ok = one_host && size >= 2 && size <= rd::kMaxDirect;
+  for (int j = 0; ok && j < size; ++j) {
+    int can = 0;
+    if (j != me && devs[j] != c.device && (cudaDeviceCanAccessPeer(&can, c.device, devs[j]) != cudaSuccess || !can)) ok = false;
+    if (j != me && devs[j] == c.device) ok = false;  // two ranks on one GPU: IPC cannot map its own memory
+  }
+  if (!all_agree(ok)) return;
+  cudaIpcMemHandle_t mine{};
+  ok = cudaIpcGetMemHandle(&mine, c.mailbox) == cudaSuccess;
+  std::vector<cudaIpcMemHandle_t> handles(size);
+  if (MPI_Allgather(&mine, sizeof mine, MPI_BYTE, handles.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS) ok = false;
+  std::vector<void*> boxes(size, nullptr);
+  boxes[me] = c.mailbox;
+  for (int j = 0; ok && j < size; ++j) {
+    if (j == me) continue;
+    if (cudaIpcOpenMemHandle(&boxes[j], handles[j], cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+      (void)cudaGetLastError();
+      ok = false;
+      break;
+    }
+    c.ipc_opened.push_back(boxes[j]);
+  }
+  if (!all_agree(ok)) return;  // the opened handles close with the communicator
+  c.peer_mailbox = boxes;
+}
+
+}  // namespace detail
 
 }  // namespace reducelab::dist

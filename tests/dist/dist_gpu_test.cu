@@ -6,6 +6,7 @@
 // process per GPU under mpirun (Comm::from_mpi). --big adds n = 2^32 (int8 and half) and 2^31.
 // Every rank builds the whole array on its GPU from a hash of the index, so no rank copies
 // another's data; its shard is a slice of it.
+#include <chrono>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -255,6 +256,42 @@ void check_all(Run& run, rdist::Comm& comm) {
   CK(cudaFree(out));
 }
 
+// A rank that never joins: rank 0 calls alone and must get a one-line error within its timeout
+// (naming the missing rank on the direct exchange, the collective on NCCL), not hang; after that its
+// communicator refuses further calls instead of mixing them up with the missing rank's.
+void check_missing_peer(Run& run, int gpus) {
+  std::vector<rdist::Comm> comms;
+  if (Status s = rdist::Comm::local(gpus, &comms); !s) {
+    run.fail("Comm::local for the missing-peer check: " + s.message());
+    return;
+  }
+  CK(cudaSetDevice(comms[0].device()));
+  float* x = nullptr;
+  float* out = nullptr;
+  CK(cudaMalloc(&x, 1024 * sizeof(float)));
+  CK(cudaMalloc(&out, sizeof(float)));
+  CK(cudaMemset(x, 0, 1024 * sizeof(float)));
+  rdist::Options o;
+  o.timeout_s = 1.0;
+  const auto start = std::chrono::steady_clock::now();
+  const Status s = rdist::reduce(x, 1024, op::sum{}, out, comms[0], nullptr, o);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const Status again = rdist::reduce(x, 1024, op::sum{}, out, comms[0], nullptr, o);
+  {
+    std::lock_guard lock(run.m);
+    run.checks += 2;
+  }
+  const bool named = s.message().find("rank 1 did not arrive") != std::string::npos ||
+                     s.message().find("record of rank ") != std::string::npos ||
+                     s.message().find("did not complete within 1 s") != std::string::npos;
+  if (s.ok() || !named || took > 5)
+    run.fail("rank 0 alone: expected a timeout naming the missing rank within 1 s, got \"" + s.message() + "\" after " +
+             std::to_string(took) + " s");
+  if (again.ok()) run.fail("rank 0 alone: a call after a missing peer succeeded");
+  CK(cudaFree(x));
+  CK(cudaFree(out));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -292,7 +329,7 @@ int main(int argc, char** argv) {
     cudaGetDeviceCount(&count);
     if (gpus == 0) gpus = count;
     if (gpus < 2) {
-      std::printf("SKIPPED: one process needs two GPUs for a sharded reduce; this machine has %d\n", count);
+      std::printf("SKIPPED: one process needs two GPUs for a sharded reduce; asked for %d of this machine's %d\n", gpus, count);
       return 77;
     }
     std::vector<rdist::Comm> comms;
@@ -305,6 +342,8 @@ int main(int argc, char** argv) {
       return Status{};
     });
     if (!s) std::fprintf(stderr, "%s\n", s.message().c_str());
+    comms.clear();
+    check_missing_peer(run, gpus);
     std::printf("one process, %d GPUs: %d checks, %d failures\n", gpus, run.checks, run.failures);
   }
   (void)rank0;

@@ -93,40 +93,122 @@ __global__ void distFold(const Record* recs, int ranks, result_t<T, Op>* out, Fa
   for (unsigned i = threadIdx.x; i < sizeof(Record) / 8; i += blockDim.x) words[i] = 0;
 }
 
-// One block of kThreads. Exact sums and means: the ranks' digits are added by a thread per digit
-// (integers: any order), the span of non-zero digits found with ballots, and the digits rounded once
-// by write_result, as the single-GPU kernel's last block does. fold_records gives the same bits with
-// one thread (the CPU backend's path); this one does not walk 13 (float) or 69 (double) digits times
-// the ranks in one thread, which cost the 2-GPU reduce microseconds at every size.
+// The whole block: folds `ranks` records into *out. Exact sums and means: the ranks' digits are
+// added by a thread per digit (integers: any order), the span of non-zero digits found with
+// ballots, and the digits rounded once by write_result, as the single-GPU kernel's last block
+// does (fold_records gives the same bits with one thread: the CPU backend's path; walking 13
+// (float) or 69 (double) digits times the ranks in one thread cost the 2-GPU reduce microseconds
+// at every size). Other operations: fold_records on thread 0. A failure goes to *fail.
+template <class T, class Op>
+__device__ __forceinline__ void fold_block(const Record* recs, int ranks, result_t<T, Op>* out, Failure* fail) {
+  if constexpr (path_of<T, Op> == Path::exact) {
+    constexpr int kD = ExactTraits<T>::kDigits;
+    __shared__ unsigned long long digit_storage[kD];
+    __shared__ unsigned misc_storage[4];  // [0] flags, [1] records fine, [2..] digit span masks
+    __shared__ std::uint64_t total_storage;
+    if (threadIdx.x == 0) {
+      std::uint64_t total = 0;
+      const Failure f = check_records(recs, ranks, &total);
+      if (f.code != 0 && fail->code == 0) *fail = f;
+      misc_storage[1] = f.code == 0 ? 1u : 0u;
+      total_storage = total;
+      unsigned flags = 0;
+      for (int r = 0; r < ranks; ++r) flags |= static_cast<unsigned>(recs[r].payload[kFlagWord]);
+      misc_storage[0] = flags;
+    }
+    if (threadIdx.x < static_cast<unsigned>(kD)) {
+      unsigned long long v = 0;
+      for (int r = 0; r < ranks; ++r) v += recs[r].payload[threadIdx.x];
+      digit_storage[threadIdx.x] = v;
+    }
+    __syncthreads();
+    if (misc_storage[1] != 0)  // uniform across the block
+      write_result<T, result_t<T, Op>, std::is_same_v<Op, op::mean>>(digit_storage, misc_storage[0], total_storage,
+                                                                     misc_storage + 2, out);
+  } else {
+    if (threadIdx.x == 0) {
+      const Failure f = fold_records<T, Op>(recs, ranks, out);
+      if (f.code != 0 && fail->code == 0) *fail = f;
+    }
+  }
+  __syncthreads();  // every thread is done with the records (recs may be this rank's send record)
+}
+
 template <class T, class Op>
 __global__ void __launch_bounds__(kThreads)
     distFoldExact(const Record* recs, int ranks, result_t<T, Op>* out, Failure* fail, Record* send) {
-  constexpr int kD = ExactTraits<T>::kDigits;
-  __shared__ unsigned long long digit_storage[kD];
-  __shared__ unsigned misc_storage[4];  // [0] flags, [1] records fine, [2..] digit span masks
-  __shared__ std::uint64_t total_storage;
-  if (threadIdx.x == 0) {
-    std::uint64_t total = 0;
-    const Failure f = check_records(recs, ranks, &total);
-    if (f.code != 0 && fail->code == 0) *fail = f;
-    misc_storage[1] = f.code == 0 ? 1u : 0u;
-    total_storage = total;
-    unsigned flags = 0;
-    for (int r = 0; r < ranks; ++r) flags |= static_cast<unsigned>(recs[r].payload[kFlagWord]);
-    misc_storage[0] = flags;
-  }
-  if (threadIdx.x < static_cast<unsigned>(kD)) {
-    unsigned long long v = 0;
-    for (int r = 0; r < ranks; ++r) v += recs[r].payload[threadIdx.x];
-    digit_storage[threadIdx.x] = v;
-  }
-  __syncthreads();
-  if (misc_storage[1] != 0)  // uniform across the block
-    write_result<T, result_t<T, Op>, std::is_same_v<Op, op::mean>>(digit_storage, misc_storage[0], total_storage,
-                                                                   misc_storage + 2, out);
-  __syncthreads();  // every thread has read the records before they are zeroed (recs may be send itself)
+  fold_block<T, Op>(recs, ranks, out, fail);
   auto* words = reinterpret_cast<std::uint64_t*>(send);
   for (unsigned i = threadIdx.x; i < sizeof(Record) / 8; i += blockDim.x) words[i] = 0;
+}
+
+// Every rank's mailbox as this device addresses it (peer memory: UVA or an opened IPC handle).
+struct DirectPeers {
+  Mailbox* box[kMaxDirect];
+};
+
+__device__ __forceinline__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void store_release_sys(std::uint64_t* p, std::uint64_t v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ std::uint64_t load_acquire_sys(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// One block of kThreads: the direct exchange of round `round` (>= 1) and the fold, in place of an
+// all-gather and distFold. This rank's record goes into slot [round % 2][me] of every mailbox
+// (its own included), then its round number into arrived[me] of each; it waits, at most
+// timeout_ns, until every rank's number here reached the round, copies the records into shared
+// memory and folds them. A rank that never arrives: Failure{peer_timeout}, no result.
+template <class T, class Op>
+__global__ void __launch_bounds__(kThreads)
+    distExchange(Record* send, DirectPeers peers, Mailbox* mine, int ranks, int me, std::uint64_t round,
+                 std::uint64_t timeout_ns, result_t<T, Op>* out, Failure* fail) {
+  constexpr unsigned kWords = sizeof(Record) / 8;
+  __shared__ Record recs[kMaxDirect];
+  __shared__ int late;
+  const unsigned parity = static_cast<unsigned>(round & 1);
+  if (threadIdx.x == 0) late = -1;
+  const auto* src = reinterpret_cast<const std::uint64_t*>(send);
+  for (int r = 0; r < ranks; ++r) {
+    auto* dst = reinterpret_cast<std::uint64_t*>(&peers.box[r]->box[parity][me]);
+    for (unsigned i = threadIdx.x; i < kWords; i += blockDim.x) dst[i] = src[i];
+  }
+  __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x < static_cast<unsigned>(ranks)) store_release_sys(&peers.box[threadIdx.x]->arrived[me], round);
+  if (threadIdx.x < static_cast<unsigned>(ranks)) {
+    const std::uint64_t start = global_ns();
+    while (load_acquire_sys(&mine->arrived[threadIdx.x]) < round) {
+      if (global_ns() - start > timeout_ns) {
+        atomicMax(&late, static_cast<int>(threadIdx.x));
+        break;
+      }
+      __nanosleep(100);
+    }
+  }
+  __syncthreads();
+  if (late >= 0) {
+    if (threadIdx.x == 0 && fail->code == 0)
+      *fail = Failure{std::uint32_t(Code::peer_timeout), late, timeout_ns / 1000000, 0};
+  } else {
+    // The slots were written by other GPUs: read past this SM's L1 (ld.volatile).
+    auto* to = reinterpret_cast<std::uint64_t*>(recs);
+    for (unsigned i = threadIdx.x; i < ranks * kWords; i += blockDim.x) {
+      const auto* from = reinterpret_cast<const std::uint64_t*>(&mine->box[parity][i / kWords]) + i % kWords;
+      to[i] = *reinterpret_cast<const volatile std::uint64_t*>(from);
+    }
+    __syncthreads();
+    fold_block<T, Op>(recs, ranks, out, fail);
+  }
+  auto* words = reinterpret_cast<std::uint64_t*>(send);
+  for (unsigned i = threadIdx.x; i < kWords; i += blockDim.x) words[i] = 0;
 }
 
 // kThreads threads, ranks * 16 bytes of dynamic shared memory. `parts` holds `slots` chunk

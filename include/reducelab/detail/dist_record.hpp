@@ -54,6 +54,17 @@ struct alignas(16) RecordHead {
   Acc acc;
 };
 
+// The direct exchange (GPUs of one host with peer access, up to kMaxDirect ranks): every rank
+// writes its record into every rank's mailbox over NVLink or PCIe and then raises its round number
+// there; a rank folds once every rank's number has reached the round. Two slots per rank, used in
+// turn: a rank can start round k + 1 only after every rank delivered round k, so slot k % 2 is
+// never rewritten while it may still be read.
+inline constexpr int kMaxDirect = 8;
+struct Mailbox {
+  Record box[2][kMaxDirect];
+  std::uint64_t arrived[kMaxDirect];  // the last round each rank delivered here
+};
+
 enum class Path { order_free, exact, chunked };
 template <class T, class Op>
 inline constexpr Path path_of = exact_sum_v<T, Op>                  ? Path::exact
@@ -114,6 +125,7 @@ enum class Code : std::uint32_t {
   bad_input,       // rank `rank` passed a null shard with a = n > 0 elements (b = 1) or a null output (b = 2)
   total_mismatch,  // rank `rank` expects a total of a, the shards hold b
   empty_input,     // min/max/argmin/argmax of no elements at all
+  peer_timeout,    // rank `rank`'s record did not reach this rank within a milliseconds (the direct exchange)
 };
 struct Failure {
   std::uint32_t code = 0;
