@@ -25,7 +25,7 @@ DeviceBytes device_bytes(std::size_t bytes) {
 
 template <class T, class Op>
 result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, unsigned offset,
-                            bool deterministic) {
+                            bool deterministic, bool large_shape) {
   using Sem = semantics_t<T, Op>;
   using Acc = typename Sem::Acc;
   using Out = typename Sem::Out;
@@ -54,11 +54,19 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
     }
   }
   if constexpr (Sem::order_free) {
-    const FreeShape shape = free_shape<T>(n, in, std::min<std::uint64_t>(grid != 0 ? grid : 64, kPartialSlots));
-    cfg.grid = dim3(shape.grid);
+    const std::uint64_t slots = std::min<std::uint64_t>(grid != 0 ? grid : 64, kPartialSlots);
     cfg.name = "reduceOrderFree";
-    rl::launch(reduceOrderFree<T, Sem>, cfg, static_cast<const T*>(in), shape, static_cast<Acc*>(partials.get()),
-               static_cast<unsigned*>(ticket.get()), static_cast<Out*>(output.get()));
+    if (large_shape) {
+      const FreeShape shape = free_shape<T>(n, in, slots, kLargeLoads<T>);
+      cfg.grid = dim3(shape.grid);
+      rl::launch(reduceOrderFree<T, Sem, kLargeLoads<T>, kLargeContiguous<T>>, cfg, static_cast<const T*>(in), shape,
+                 static_cast<Acc*>(partials.get()), static_cast<unsigned*>(ticket.get()), static_cast<Out*>(output.get()));
+    } else {
+      const FreeShape shape = free_shape<T>(n, in, slots);
+      cfg.grid = dim3(shape.grid);
+      rl::launch(reduceOrderFree<T, Sem>, cfg, static_cast<const T*>(in), shape, static_cast<Acc*>(partials.get()),
+                 static_cast<unsigned*>(ticket.get()), static_cast<Out*>(output.get()));
+    }
     Out result;
     std::memcpy(static_cast<void*>(&result), output.get(), sizeof(Out));
     return result;
@@ -76,7 +84,7 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
 }
 
 #define REDUCELAB_SIMT_INSTANTIATE_(T, OP)                                                     \
-  template result_t<T, op::OP> simt_reduce<T, op::OP>(const T*, std::uint64_t, op::OP, unsigned, unsigned, bool);
+  template result_t<T, op::OP> simt_reduce<T, op::OP>(const T*, std::uint64_t, op::OP, unsigned, unsigned, bool, bool);
 #define REDUCELAB_SIMT_INSTANTIATE_TYPE_(T) REDUCELAB_FOR_EACH_OP(REDUCELAB_SIMT_INSTANTIATE_, T)
 REDUCELAB_FOR_EACH_TYPE(REDUCELAB_SIMT_INSTANTIATE_TYPE_)
 

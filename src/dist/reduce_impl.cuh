@@ -11,7 +11,7 @@
 #include "dist/internal.hpp"
 #include "dist/nccl_impl.hpp"
 #include "reducelab/detail/agent_dist.cuh"
-#include "reducelab/detail/agent_order_free.cuh"
+#include "reducelab/detail/device_reduce.cuh"
 #include "reducelab/detail/workspace.hpp"
 #include "reducelab/dist.hpp"
 
@@ -152,13 +152,14 @@ Status reduce(const T* local, std::uint64_t local_n, Op, result_t<T, Op>* output
     dd::Workspace ws;
     if (Status s = dd::workspace_for(stream, &ws); !s) return s;
     auto* head = reinterpret_cast<rd::RecordHead<Acc>*>(send);
-    if (dd::free_shape_fits<T>(local)) {  // the single-GPU library's fastest kernel for these operations
-      const std::uint64_t slots = std::clamp<std::uint64_t>(
-          std::uint64_t(detail::sm_count(c.device)) * detail::blocks_per_sm<dd::reduceOrderFree<T, Head>>(c.device), 1,
-          dd::kPartialSlots);
-      const dd::FreeShape shape = dd::free_shape<T>(local_n, local, slots);
-      dd::reduceOrderFree<T, Head><<<shape.grid, dd::kThreads, 0, stream>>>(local, shape, static_cast<Acc*>(ws.partials),
-                                                                           ws.ticket, head);
+    if (dd::free_shape_fits<T>(local)) {  // the single-GPU library's fastest kernel, in its shape for this n
+      const int sms = detail::sm_count(c.device);
+      const Status s = dd::free_large<T>(local_n)
+                           ? dd::launch_order_free<T, Head, dd::kLargeLoads<T>, dd::kLargeContiguous<T>>(
+                                 local, local_n, head, stream, reducelab::Options{}, ws, c.device, sms)
+                           : dd::launch_order_free<T, Head, dd::kFreeLoads, false>(local, local_n, head, stream,
+                                                                                     reducelab::Options{}, ws, c.device, sms);
+      if (!s) return s;
     } else {
       const std::uint64_t slots = std::clamp<std::uint64_t>(
           std::uint64_t(detail::sm_count(c.device)) * detail::blocks_per_sm<dd::reduceChunks<T, Head>>(c.device), 1,

@@ -353,6 +353,36 @@ TYPED_TEST(ReduceSimt, KernelHasTheCpuBitsForEveryOperationGridAndAlignment) {
   }
 }
 
+// The order-free kernel's large-input shape (8 vectors per thread for small elements, contiguous
+// runs of units for 8-byte ones), forced at small n: the same bits as the CPU backend for every
+// order-free operation, grid and alignment, including grids that do not divide the units.
+TYPED_TEST(ReduceSimt, LargeInputShapeHasTheCpuBits) {
+  using T = TypeParam;
+  struct Config {
+    unsigned grid, offset;
+  };
+  const Config configs[] = {{1, 0}, {3, 0}, {7, 1}, {64, 3}};
+  for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(1000), std::uint64_t(100003)}) {
+    const auto x = random_input<T>(n, 300 + n);
+    for (const Config& c : configs) {
+      auto check = [&](auto op) {
+        using Op = decltype(op);
+        if constexpr (detail::semantics_t<T, Op>::order_free) {
+          const auto want = cpu::reduce(x.data(), x.size(), op).value;
+          const auto got = detail::simt_reduce(x.data(), x.size(), op, c.grid, c.offset, true, true);
+          EXPECT_TRUE(same_bits(got, want)) << type_name<T>() << " n=" << n << " grid=" << c.grid << " offset=" << c.offset
+                                            << ": kernel " << show(got) << ", cpu " << show(want);
+        }
+      };
+      check(op::sum{});
+      check(op::min{});
+      check(op::max{});
+      check(op::argmin{});
+      check(op::argmax{});
+    }
+  }
+}
+
 // More chunks than threads in a block: the last block's fold strides over the chunk results.
 TEST(ReduceSimt, ManyChunksStillMatchTheCpu) {
   const std::uint64_t n = 2'200'000;  // 269 tiles of 8192 floats: 269 chunks

@@ -34,8 +34,23 @@ struct FreeShape {
   std::uint64_t units = 0;
   unsigned grid = 1;
 };
+// Large inputs take a second shape, measured on an H200 (bench/free_probe.cu, cold, max, against
+// the first): elements of up to 4 bytes load 8 vectors per thread per unit from 2^24 elements
+// (float at 2^30: 945 us against 955; CUB 947); 8-byte elements take contiguous runs of units
+// from 2^27 (double at 2^30: 1906 us against 1958; CUB 1895). The other combinations were slower
+// (double with 8 vectors: 2265 us at 2^30).
 template <class T>
-inline FreeShape free_shape(std::uint64_t n, const void* input, std::uint64_t slots) {
+inline constexpr unsigned kLargeLoads = sizeof(T) <= 4 ? 8u : kFreeLoads;
+template <class T>
+inline constexpr bool kLargeContiguous = sizeof(T) > 4;
+template <class T>
+inline bool free_large(std::uint64_t n) {
+  return n >= (sizeof(T) <= 4 ? (std::uint64_t(1) << 24) : (std::uint64_t(1) << 27));
+}
+
+// `loads`: the kernel's vectors per thread per unit (kFreeLoads, or kLargeLoads<T> for the large shape).
+template <class T>
+inline FreeShape free_shape(std::uint64_t n, const void* input, std::uint64_t slots, unsigned loads = kFreeLoads) {
   constexpr unsigned kVec = Shape<T>::kVec;
   FreeShape s;
   s.n = n;
@@ -43,7 +58,7 @@ inline FreeShape free_shape(std::uint64_t n, const void* input, std::uint64_t sl
   const std::uint64_t head = misalign == 0 ? 0 : (16 - misalign) / sizeof(T);
   s.head = static_cast<std::uint32_t>(head < n ? head : n);
   s.vectors = (n - s.head) / kVec;
-  s.units = (s.vectors + std::uint64_t(kThreads) * kFreeLoads - 1) / (std::uint64_t(kThreads) * kFreeLoads);
+  s.units = (s.vectors + std::uint64_t(kThreads) * loads - 1) / (std::uint64_t(kThreads) * loads);
   const std::uint64_t g = s.units < slots ? s.units : slots;
   s.grid = static_cast<unsigned>(g < 1 ? 1 : g);
   return s;
@@ -54,14 +69,17 @@ inline bool free_shape_fits(const void* input) {
   return reinterpret_cast<std::uintptr_t>(input) % sizeof(T) == 0;
 }
 
-template <class T, class Sem>
+// kLoads vectors per thread per unit (shape.units must be counted with it); kContiguous: each
+// block takes one contiguous run of units instead of every gridDim.x-th one. The library launches
+// the defaults, or kLargeLoads/kLargeContiguous when free_large(n).
+template <class T, class Sem, unsigned kLoads = kFreeLoads, bool kContiguous = false>
 __global__ void __launch_bounds__(kThreads)
     reduceOrderFree(rl::gmem<const T> input, FreeShape shape, rl::gmem<typename Sem::Acc> partials,
                     rl::gmem<unsigned> ticket, rl::gmem<typename Sem::Out> output) {
   using Acc = typename Sem::Acc;
   using Inner = typename Sem::Inner;
   constexpr unsigned kVec = Shape<T>::kVec;
-  constexpr std::uint64_t kUnit = std::uint64_t(kThreads) * kFreeLoads;
+  constexpr std::uint64_t kUnit = std::uint64_t(kThreads) * kLoads;
   __shared__ Acc slot_storage[kWarps];
   rl::smem<Acc> slots = slot_storage;
   __shared__ unsigned last_storage[1];
@@ -70,20 +88,27 @@ __global__ void __launch_bounds__(kThreads)
   wait_for_producer();
   const std::uint64_t head = shape.head, vectors = shape.vectors;
   Acc acc = Sem::identity();
-  for (std::uint64_t u = blockIdx.x; u < shape.units; u += gridDim.x) {
+  std::uint64_t u_begin = blockIdx.x, u_end = shape.units, u_step = gridDim.x;
+  if constexpr (kContiguous) {
+    const std::uint64_t per = shape.units / gridDim.x, extra = shape.units % gridDim.x;
+    u_begin = blockIdx.x * per + (blockIdx.x < extra ? blockIdx.x : extra);
+    u_end = u_begin + per + (blockIdx.x < extra ? 1 : 0);
+    u_step = 1;
+  }
+  for (std::uint64_t u = u_begin; u < u_end; u += u_step) {
     const std::uint64_t first = u * kUnit + threadIdx.x;  // this thread's first vector of the unit
-    Vec<T> v[kFreeLoads];
-    bool has[kFreeLoads];
+    Vec<T> v[kLoads];
+    bool has[kLoads];
     const bool whole = (u + 1) * kUnit <= vectors;  // the same in every thread of the block
 #pragma unroll
-    for (unsigned i = 0; i < kFreeLoads; ++i) {
+    for (unsigned i = 0; i < kLoads; ++i) {
       const std::uint64_t at = first + std::uint64_t(i) * kThreads;
       has[i] = whole || at < vectors;
       if (has[i]) v[i] = load_vec(input, head + at * kVec);
     }
     Inner in = Sem::inner_identity();
 #pragma unroll
-    for (unsigned i = 0; i < kFreeLoads; ++i) {
+    for (unsigned i = 0; i < kLoads; ++i) {
       if (has[i]) {
         const std::uint64_t at = head + (first + std::uint64_t(i) * kThreads) * kVec;
 #pragma unroll

@@ -19,6 +19,22 @@
 namespace reducelab {
 namespace detail {
 
+// reduceOrderFree in one of its shapes (agent_order_free.cuh): kLoads vectors per thread per unit.
+template <class T, class Sem, unsigned kLoads, bool kContiguous>
+Status launch_order_free(const T* input, std::uint64_t n, typename Sem::Out* output, stream_t stream,
+                         const Options& options, const Workspace& ws, int device, int sms) {
+  constexpr auto kernel = reduceOrderFree<T, Sem, kLoads, kContiguous>;
+  int per_sm = 0;
+  if (Status s = resident_blocks<kernel>(device, &per_sm); !s) return s;
+  const std::uint64_t slots =
+      std::clamp<std::uint64_t>(options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm, 1, kPartialSlots);
+  const FreeShape shape = free_shape<T>(n, input, slots, kLoads);
+  const cudaError_t e = launch_kernel(kernel, shape.grid, stream, input, shape,
+                                      static_cast<typename Sem::Acc*>(ws.partials), ws.ticket, output);
+  if (e != cudaSuccess) return cuda_status(e, "launching reduceOrderFree");
+  return {};
+}
+
 template <class T, class Op>
 Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, stream_t stream,
                      const Options& options, Workspace* used = nullptr) {
@@ -51,15 +67,10 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
   }
   if constexpr (Sem::order_free) {
     if (free_shape_fits<T>(input)) {  // any split gives the same bits: the fastest one
-      constexpr auto kernel = reduceOrderFree<T, Sem>;
-      if (Status s = resident_blocks<kernel>(device, &per_sm); !s) return s;
-      const std::uint64_t slots = std::clamp<std::uint64_t>(
-          options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm, 1, kPartialSlots);
-      const FreeShape shape = free_shape<T>(n, input, slots);
-      const cudaError_t e = launch_kernel(kernel, shape.grid, stream, input, shape, static_cast<Acc*>(ws.partials),
-                                          ws.ticket, output);
-      if (e != cudaSuccess) return cuda_status(e, "launching reduceOrderFree");
-      return {};
+      if (free_large<T>(n))
+        return launch_order_free<T, Sem, kLargeLoads<T>, kLargeContiguous<T>>(input, n, output, stream, options, ws,
+                                                                              device, sms);
+      return launch_order_free<T, Sem, kFreeLoads, false>(input, n, output, stream, options, ws, device, sms);
     }
   }
   if (Status s = resident_blocks<reduceChunks<T, Sem>>(device, &per_sm); !s) return s;
