@@ -1,5 +1,5 @@
-// The CPU backend of reduce_axis and reduce_segments: each piece through cpu::reduce (the
-// library's compiled instantiations), the fixed order of reducelab::reduce for its length, so
+// The CPU backend of reduce_axis and reduce_segments: each piece in the fixed order of
+// reducelab::reduce for its length (floating-point sums and means: exactly, rounded once), so
 // every piece has the bits the GPU gives it.
 #include <algorithm>
 #include <atomic>
@@ -10,6 +10,7 @@
 #include "reducelab/detail/reduce_ops.cuh"
 #include "reducelab/detail/reduce_order.hpp"
 #include "reducelab/reduce.hpp"
+#include "segments/exact_pair.cuh"
 #include "segments/pieces.hpp"
 
 namespace reducelab::detail {
@@ -24,6 +25,25 @@ result_t<T, Op> short_piece(const T* x, std::uint64_t stride, std::uint64_t len)
   typename Sem::Inner in = Sem::inner_identity();
   for (std::uint64_t i = 0; i < len; ++i) in = Sem::inner_combine(in, Sem::lift(x[i * stride], i));
   return Sem::finish(Sem::absorb(Sem::identity(), in), len);
+}
+
+// An exact sum or mean of one piece: the GPU's pair of doubles (exact_pieces.cuh) while it holds
+// the sum, else every element again through cpu_exact's digits. Either way the correctly rounded
+// exact value, so the bits of reducelab::reduce and of the GPU.
+template <class T, class Op>
+result_t<T, Op> exact_piece(const T* x, std::uint64_t stride, std::uint64_t len, unsigned threads,
+                            std::vector<T>& gathered) {
+  using Sem = ExactPieceSemantics<T, Op>;
+  using Out = result_t<T, Op>;
+  constexpr bool kMean = std::is_same_v<Op, op::mean>;
+  if (stride == 1 && len > (std::uint64_t(1) << 20)) return cpu_exact<T, Out, kMean>(x, len, threads);
+  typename Sem::Acc acc = Sem::identity();
+  for (std::uint64_t i = 0; i < len; ++i) acc = Sem::combine(acc, Sem::lift(x[i * stride], i));
+  if (!Sem::needs_redo(acc)) return Sem::finish(acc, len);
+  if (stride == 1) return cpu_exact<T, Out, kMean>(x, len, threads);
+  gathered.resize(len);
+  for (std::uint64_t i = 0; i < len; ++i) gathered[i] = x[i * stride];
+  return cpu_exact<T, Out, kMean>(gathered.data(), len, threads);
 }
 
 template <class T, class Op>
@@ -47,6 +67,15 @@ Status cpu_pieces(const T* input, const Pieces& p, const std::int64_t* begin, co
   const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(p.count < threads ? 1 : threads, p.count));
 
   auto one = [&](std::uint64_t i, std::vector<T>& column) {
+    if constexpr (exact_sum_v<T, Op>) {
+      if (p.offsets) {
+        const std::uint64_t len = segment_length(begin[i], end[i]);
+        output[i] = exact_piece<T, Op>(len ? input + begin[i] : input, 1, len, per_piece, column);
+      } else {
+        output[i] = exact_piece<T, Op>(input + i * p.step, p.stride, p.length, per_piece, column);
+      }
+      return;
+    }
     if (!p.offsets && p.length <= Shape<T>::kVec) {
       output[i] = short_piece<T, Op>(input + i * p.step, p.stride, p.length);
     } else if (p.offsets && segment_length(begin[i], end[i]) <= Shape<T>::kVec) {
