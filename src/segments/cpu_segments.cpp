@@ -46,6 +46,65 @@ result_t<T, Op> exact_piece(const T* x, std::uint64_t stride, std::uint64_t len,
   return cpu_exact<T, Out, kMean>(gathered.data(), len, threads);
 }
 
+// Columns (axis 0) of an order-free operation or of an exact sum, read row by row. Gathering one
+// column at a time touches one cache line (for wide matrices, one page) per element: 2^28-element
+// matrices took minutes. Here a task takes a tile of neighbouring columns and a band of rows and
+// folds each element into its column's accumulator in row order; the bands' accumulators are then
+// combined in band order. These operations give the same bits in any grouping (that is what
+// order_free promises, and what the GPU's reduceColumns relies on); an exact sum whose pair lost
+// part of the sum on the way is summed again with digits, as exact_piece does.
+template <class T, class Op>
+void swept_columns(const T* input, const Pieces& p, result_t<T, Op>* output, unsigned threads) {
+  constexpr bool kExact = exact_sum_v<T, Op>;
+  using Sem = std::conditional_t<kExact, ExactPieceSemantics<T, Op>, semantics_t<T, Op>>;
+  using Acc = typename Sem::Acc;
+  constexpr std::uint64_t kTile = 256;       // columns per task: their accumulators stay in L1
+  constexpr std::uint64_t kMinBand = 4096;   // rows per band at least
+  const std::uint64_t cols = p.count, rows = p.length;
+  const std::uint64_t tiles = (cols + kTile - 1) / kTile;
+  std::uint64_t bands = 1;
+  if (tiles < 4 * std::uint64_t(threads)) bands = std::max<std::uint64_t>(1, std::min((4 * std::uint64_t(threads) + tiles - 1) / tiles, rows / kMinBand));
+  const std::uint64_t band_rows = (rows + bands - 1) / bands;
+  std::vector<Acc> partial(bands * cols, Sem::identity());
+  std::atomic<std::uint64_t> next{0};
+  auto worker = [&] {
+    std::vector<Acc> acc(kTile);
+    for (std::uint64_t task; (task = next.fetch_add(1)) < tiles * bands;) {
+      const std::uint64_t tile = task / bands, band = task % bands;
+      const std::uint64_t c0 = tile * kTile, w = std::min(kTile, cols - c0);
+      const std::uint64_t r0 = band * band_rows, r1 = std::min(rows, r0 + band_rows);
+      std::fill(acc.begin(), acc.begin() + w, Sem::identity());
+      for (std::uint64_t r = r0; r < r1; ++r) {
+        const T* row = input + r * p.stride + c0 * p.step;
+        for (std::uint64_t c = 0; c < w; ++c) {
+          if constexpr (kExact) acc[c] = Sem::combine(acc[c], Sem::lift(row[c * p.step], r));
+          else acc[c] = Sem::absorb(acc[c], Sem::inner_combine(Sem::inner_identity(), Sem::lift(row[c * p.step], r)));
+        }
+      }
+      std::copy(acc.begin(), acc.begin() + w, partial.begin() + band * cols + c0);
+    }
+  };
+  const unsigned workers = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, tiles * bands)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < workers; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  std::vector<T> gathered;
+  for (std::uint64_t c = 0; c < cols; ++c) {
+    Acc total = partial[c];
+    for (std::uint64_t b = 1; b < bands; ++b) total = Sem::combine(total, partial[b * cols + c]);
+    if constexpr (kExact) {
+      if (Sem::needs_redo(total)) {  // rare: every element of the column again, with digits
+        gathered.resize(rows);
+        for (std::uint64_t r = 0; r < rows; ++r) gathered[r] = input[c * p.step + r * p.stride];
+        output[c] = cpu_exact<T, result_t<T, Op>, std::is_same_v<Op, op::mean>>(gathered.data(), rows, threads);
+        continue;
+      }
+    }
+    output[c] = Sem::finish(total, rows);
+  }
+}
+
 template <class T, class Op>
 Status cpu_pieces(const T* input, const Pieces& p, const std::int64_t* begin, const std::int64_t* end,
                   result_t<T, Op>* output, unsigned threads) {
@@ -62,6 +121,12 @@ Status cpu_pieces(const T* input, const Pieces& p, const std::int64_t* begin, co
                                                     " is not empty");
   }
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if constexpr (exact_sum_v<T, Op> || semantics_t<T, Op>::order_free) {
+    if (!p.offsets && p.stride > 1 && p.length > 0) {
+      swept_columns<T, Op>(input, p, output, threads);
+      return {};
+    }
+  }
   // One piece: cpu_reduce's chunks spread it over the cores. Many: a piece per task, one core each.
   const unsigned per_piece = p.count < threads ? threads : 1;
   const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(p.count < threads ? 1 : threads, p.count));

@@ -13,6 +13,15 @@ namespace reducelab::detail {
 // kernel's ticket, words 2.. hold up to kRedoSlots piece numbers. Zero between launches.
 inline constexpr std::uint64_t kRedoSlots = 1u << 16;
 
+// The slots the kernels use: kRedoSlots on the GPU. The SIMT runner can lower it (never raise
+// it) so that tests reach the list's overflow path with a few hundred pieces instead of 65537.
+#if RL_SIMT
+inline std::uint64_t simt_redo_slots = kRedoSlots;
+__device__ __forceinline__ std::uint64_t redo_slots() { return simt_redo_slots < kRedoSlots ? simt_redo_slots : kRedoSlots; }
+#else
+__device__ __forceinline__ std::uint64_t redo_slots() { return kRedoSlots; }
+#endif
+
 // Folds N loaded elements into `acc`: exact pairs take them as a batch (absorb_batch), other
 // operations one by one through an Inner (index_of(k): element k's index in its piece).
 template <class Sem, unsigned N, class T, class IndexOf>
@@ -35,7 +44,7 @@ __device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, 
   if constexpr (is_exact_pieces<Sem>::value) {
     if (Sem::needs_redo(v)) {
       const unsigned long long slot = atomicAdd(&redo[0], 1ull);
-      if (slot < kRedoSlots) redo[2 + slot] = p;
+      if (slot < redo_slots()) redo[2 + slot] = p;
       return;
     }
   }
@@ -55,9 +64,15 @@ __global__ void __launch_bounds__(kThreads)
   rl::smem<unsigned long long> digits = digit_storage;
   __shared__ unsigned misc_storage[5];  // the piece's flags, (unused), digit masks
   rl::smem<unsigned> misc = misc_storage;
+  __shared__ unsigned long long listed_storage[1];
+  rl::smem<unsigned long long> listed_at = listed_storage;
   wait_for_producer();
-  const unsigned long long listed = redo[0];
-  const bool every = listed > kRedoSlots;
+  // One read of the count per block, shared: every thread of the block walks the same pieces,
+  // and no thread reads the count after the last block has cleared it.
+  if (threadIdx.x == 0) listed_at[0] = redo[0];
+  __syncthreads();
+  const unsigned long long listed = listed_at[0];
+  const bool every = listed > redo_slots();
   const std::uint64_t todo = every ? pieces.count : listed;
   const BlockDigits<T> spill{digits};
   for (std::uint64_t i = blockIdx.x; i < todo; i += gridDim.x) {

@@ -21,6 +21,14 @@ DeviceBytes device_copy(const void* host, std::size_t bytes, std::size_t pad = 0
   return DeviceBytes(p);
 }
 
+// What the GPU leaves in memory nobody wrote: cudaMalloc'd outputs and scratch hold whatever was
+// there before. The runner fills them with a pattern instead of zeros, so a piece the kernels
+// never write (or scratch read before it is written) shows up as a mismatch instead of passing
+// as a zero. (The redo list and the column tickets are zero between calls by contract: the
+// workspace is zeroed once, and the kernels leave them zero.)
+constexpr unsigned char kPoison = 0x5a;
+void poison(void* p, std::size_t bytes) { std::memset(p, kPoison, bytes); }
+
 thread_local std::uint64_t last_redone = 0;
 
 template <class T, class Op>
@@ -36,8 +44,10 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   std::vector<Out> host_out(pieces.count);
   DeviceBytes output = device_copy(host_out.data(), pieces.count * sizeof(Out));
   if (pieces.count == 0) return host_out;
+  poison(output.get(), pieces.count * sizeof(Out));
   DeviceBytes redo_bytes = device_copy(nullptr, 0, (kRedoSlots + 2) * sizeof(unsigned long long));
   auto* redo = static_cast<unsigned long long*>(redo_bytes.get());
+  poison(redo + 2, kRedoSlots * sizeof(unsigned long long));  // the slots; the count and ticket are zero
 
   Pieces launched = pieces;
   const PiecePlan plan = plan_pieces<T, Sem>(&launched);
@@ -54,6 +64,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   if constexpr (Sem::order_free) {
     if (plan.columns) {
       DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(Acc));
+      poison(partials.get(), kColumnJobs * 32 * sizeof(Acc));
       DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
       const ColumnShape shape = column_shape(pieces, 48);
       cfg.grid = grid_for(shape.groups * shape.bands);
@@ -103,6 +114,12 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
 }  // namespace
 
 std::uint64_t simt_last_redone() { return last_redone; }
+
+std::uint64_t simt_limit_redo_slots(std::uint64_t slots) {
+  const std::uint64_t before = simt_redo_slots;
+  simt_redo_slots = slots == 0 || slots > kRedoSlots ? kRedoSlots : slots;
+  return before;
+}
 
 template <class T, class Op>
 std::vector<result_t<T, Op>> simt_reduce_axis(const T* host, Matrix m, int axis, Op, unsigned grid, unsigned offset) {

@@ -22,4 +22,8 @@ std::vector<result_t<T, Op>> simt_reduce_segments(const T* host, std::uint64_t n
 // whose pair of doubles lost part of the sum; exact_pieces.cuh), more than kRedoSlots meaning all.
 std::uint64_t simt_last_redone();
 
+// Lowers the redo list's capacity the kernels use on SIMT (0: back to the GPU's kRedoSlots), so
+// a test can overflow it with a few pieces; returns the capacity before.
+std::uint64_t simt_limit_redo_slots(std::uint64_t slots);
+
 }  // namespace reducelab::detail

@@ -95,6 +95,68 @@ TYPED_TEST(ExactPieces, OrdinaryDataStaysInThePair) {
   }
 }
 
+// Pieces of 8 floats, most of which a pair of doubles cannot hold: row r is
+// {2^100, 1, 2^-100, -2^100, 0, 0, 0, 0} scaled by 1/2 when r % 3 == 0 (sum 1, or 1/2), except
+// every fifth, which is ordinary (sum 36) and never listed, and every seventh, whose exact sum is
+// zero ({2^100, 1, 2^-100, -2^100, -1, -2^-100, 0, 0}): a lost piece that the redo must still write (the
+// runner fills outputs with a pattern, so an unwritten piece cannot pass as a zero).
+struct RedoRows {
+  std::vector<float> x;      // rows x 8, row-major
+  std::vector<float> want;   // the exact sum of each row
+  std::uint64_t lost = 0;    // rows the pair cannot hold
+};
+RedoRows redo_rows(std::uint64_t rows) {
+  RedoRows r;
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    std::vector<float> v{0x1p100f, 1.0f, 0x1p-100f, -0x1p100f, 0, 0, 0, 0};
+    float sum = 1.0f;
+    if (i % 7 == 3) v = {0x1p100f, 1.0f, 0x1p-100f, -0x1p100f, -1.0f, -0x1p-100f, 0, 0}, sum = 0.0f;
+    else if (i % 5 == 1) v = {1, 2, 3, 4, 5, 6, 7, 8}, sum = 36.0f;
+    else if (i % 3 == 0) {
+      for (float& e : v) e *= 0.5f;
+      sum = 0.5f;
+    }
+    if (!(i % 5 == 1 && i % 7 != 3)) ++r.lost;
+    r.x.insert(r.x.end(), v.begin(), v.end());
+    r.want.push_back(sum);
+  }
+  return r;
+}
+
+std::vector<float> transposed(const std::vector<float>& x, std::uint64_t rows, std::uint64_t cols) {
+  std::vector<float> t(x.size());
+  for (std::uint64_t r = 0; r < rows; ++r)
+    for (std::uint64_t c = 0; c < cols; ++c) t[c * rows + r] = x[r * cols + c];
+  return t;
+}
+
+// The redo list holds a fixed number of pieces (65536 on the GPU; a few here); past it every
+// piece is summed again with digits. Rows, columns and segments, with the list just big enough,
+// one short, and far too small: every piece still gets its exact sum, written once.
+TEST(ExactPiecesRedo, EveryPieceIsExactWhenTheListOverflows) {
+  constexpr std::uint64_t kRows = 300;
+  const RedoRows r = redo_rows(kRows);
+  ASSERT_GT(r.lost, 200u);
+  const auto flat_t = transposed(r.x, kRows, 8);
+  std::vector<std::int64_t> begin(kRows), end(kRows);
+  for (std::uint64_t i = 0; i < kRows; ++i) begin[i] = static_cast<std::int64_t>(8 * i), end[i] = begin[i] + 8;
+  for (const std::uint64_t slots : {r.lost, r.lost - 1, std::uint64_t(5)}) {
+    const std::uint64_t before = detail::simt_limit_redo_slots(slots);
+    const std::string where = std::to_string(slots) + " slots for " + std::to_string(r.lost) + " lost pieces";
+    for (unsigned grid : {0u, 3u}) {
+      expect_same(detail::simt_reduce_axis(r.x.data(), Matrix{kRows, 8, 0}, 1, op::sum{}, grid), r.want, "rows, " + where);
+      EXPECT_EQ(detail::simt_last_redone(), r.lost) << "rows, " << where;
+      expect_same(detail::simt_reduce_axis(flat_t.data(), Matrix{8, kRows, 0}, 0, op::sum{}, grid), r.want,
+                  "columns, " + where);
+      EXPECT_EQ(detail::simt_last_redone(), r.lost) << "columns, " << where;
+      expect_same(detail::simt_reduce_segments(r.x.data(), r.x.size(), begin, end, op::sum{}, grid), r.want,
+                  "segments, " + where);
+      EXPECT_EQ(detail::simt_last_redone(), r.lost) << "segments, " << where;
+    }
+    detail::simt_limit_redo_slots(before);
+  }
+}
+
 // Every type and operation along both axes of the awkward shapes (0, 1, 31, 33 and 1000003 rows
 // or columns, packed and pitched) and over segments: the kernels on SIMT have the CPU backend's bits.
 template <class T>

@@ -165,6 +165,43 @@ TYPED_TEST(SegmentsGpuExact, PiecesAreTheExactSumsForEveryGrid) {
   }
 }
 
+// Which kernels the binary runs: floating-point sums of pieces are exact, not the fixed order's
+// double sums. A column of 31 random doubles and a row of 3 x 20483 (the path through
+// reducelab::reduce) whose exact sums differ from the fixed order's; a binary linked with an
+// older library (before exact piece sums) gets the fixed order's values, and says so here
+// instead of as a few ulps in every double test.
+TEST(SegmentsGpuExact, TheKernelsSumPiecesExactlyNotInTheFixedOrder) {
+  REQUIRE_GPU();
+  for (const Matrix m : {Matrix{31, 33, 0}, Matrix{3, 20483, 0}}) {
+    const auto x = random_input<double>(m.rows * m.cols, 21 + m.rows);
+    for (int axis : {0, 1}) {
+      const std::size_t count = axis == 1 ? m.rows : m.cols;
+      std::vector<double> exact(count), fixed(count);
+      ASSERT_TRUE(cpu::reduce_axis(x.data(), m, axis, op::sum{}, exact.data()).ok());
+      std::size_t differ = 0;
+      for (std::size_t p = 0; p < count; ++p) {
+        const auto piece = matrix_piece(x, m, axis, p);
+        fixed[p] = detail::cpu_reduce<double, detail::semantics_t<double, op::sum>>(piece.data(), piece.size(), 1);
+        differ += same_bits(fixed[p], exact[p]) ? 0 : 1;
+      }
+      ASSERT_GT(differ, 0u) << "no piece tells the two apart";
+      DeviceBuffer<double> d(x.data(), x.size());
+      const auto init = poison<double>(count);
+      DeviceBuffer<double> out(init.data(), count);
+      ASSERT_TRUE(reduce_axis(d.data, m, axis, op::sum{}, out.data).ok());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const auto got = out.read(count);
+      std::size_t as_fixed = 0;
+      for (std::size_t p = 0; p < count; ++p)
+        if (!same_bits(fixed[p], exact[p]) && same_bits(got[p], fixed[p])) ++as_fixed;
+      EXPECT_EQ(as_fixed, 0u) << m.rows << "x" << m.cols << " axis " << axis
+                              << ": pieces have the fixed order's double sums, not the exact ones: this binary "
+                                 "runs kernels from before exact piece sums (a stale library or binary?)";
+      expect_same(got, exact, std::to_string(m.rows) + "x" + std::to_string(m.cols) + " axis " + std::to_string(axis));
+    }
+  }
+}
+
 // More lost pairs than the redo list holds (65536): every piece is summed again with digits;
 // the list is clear for the next call.
 TEST(SegmentsGpuExact, MorePiecesToRedoThanTheListHolds) {
