@@ -3,6 +3,7 @@
 // every piece has the bits the GPU gives it.
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -25,6 +26,18 @@ result_t<T, Op> short_piece(const T* x, std::uint64_t stride, std::uint64_t len)
   typename Sem::Inner in = Sem::inner_identity();
   for (std::uint64_t i = 0; i < len; ++i) in = Sem::inner_combine(in, Sem::lift(x[i * stride], i));
   return Sem::finish(Sem::absorb(Sem::identity(), in), len);
+}
+
+// A piece of an order-free operation (integers, min, max, argmin, argmax), folded in element
+// order: any grouping gives these operations' bits, and this one has no per-call set-up (short
+// rows through cpu_reduce cost about half a microsecond each: seconds for 2^24 rows).
+template <class T, class Op>
+result_t<T, Op> free_piece(const T* x, std::uint64_t stride, std::uint64_t len) {
+  using Sem = semantics_t<T, Op>;
+  typename Sem::Acc acc = Sem::identity();
+  for (std::uint64_t i = 0; i < len; ++i)
+    acc = Sem::absorb(acc, Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[i * stride], i)));
+  return Sem::finish(acc, len);
 }
 
 // An exact sum or mean of one piece: the GPU's pair of doubles (exact_pieces.cuh) while it holds
@@ -58,14 +71,19 @@ void swept_columns(const T* input, const Pieces& p, result_t<T, Op>* output, uns
   constexpr bool kExact = exact_sum_v<T, Op>;
   using Sem = std::conditional_t<kExact, ExactPieceSemantics<T, Op>, semantics_t<T, Op>>;
   using Acc = typename Sem::Acc;
-  constexpr std::uint64_t kTile = 256;       // columns per task: their accumulators stay in L1
-  constexpr std::uint64_t kMinBand = 4096;   // rows per band at least
+  constexpr std::uint64_t kTile = 256;      // columns per task: their accumulators stay in L1
+  constexpr std::uint64_t kMinBand = 4096;  // rows per band at least
   const std::uint64_t cols = p.count, rows = p.length;
   const std::uint64_t tiles = (cols + kTile - 1) / kTile;
+  // Few tiles (few columns): bands of rows too, so every core has work; their accumulators are
+  // kept (bands x cols of them, cols < 1024 x threads here) and combined afterwards.
   std::uint64_t bands = 1;
-  if (tiles < 4 * std::uint64_t(threads)) bands = std::max<std::uint64_t>(1, std::min((4 * std::uint64_t(threads) + tiles - 1) / tiles, rows / kMinBand));
+  if (tiles < 4 * std::uint64_t(threads))
+    bands = std::max<std::uint64_t>(1, std::min((4 * std::uint64_t(threads) + tiles - 1) / tiles, rows / kMinBand));
   const std::uint64_t band_rows = (rows + bands - 1) / bands;
-  std::vector<Acc> partial(bands * cols, Sem::identity());
+  std::vector<Acc> partial(bands > 1 ? bands * cols : 0);
+  std::vector<std::uint64_t> lost;  // exact sums whose pair lost part of the sum (bands == 1)
+  std::mutex lost_mutex;
   std::atomic<std::uint64_t> next{0};
   auto worker = [&] {
     std::vector<Acc> acc(kTile);
@@ -81,7 +99,20 @@ void swept_columns(const T* input, const Pieces& p, result_t<T, Op>* output, uns
           else acc[c] = Sem::absorb(acc[c], Sem::inner_combine(Sem::inner_identity(), Sem::lift(row[c * p.step], r)));
         }
       }
-      std::copy(acc.begin(), acc.begin() + w, partial.begin() + band * cols + c0);
+      if (bands > 1) {
+        std::copy(acc.begin(), acc.begin() + w, partial.begin() + band * cols + c0);
+        continue;
+      }
+      for (std::uint64_t c = 0; c < w; ++c) {
+        if constexpr (kExact) {
+          if (Sem::needs_redo(acc[c])) {
+            const std::lock_guard<std::mutex> hold(lost_mutex);
+            lost.push_back(c0 + c);
+            continue;
+          }
+        }
+        output[c0 + c] = Sem::finish(acc[c], rows);
+      }
     }
   };
   const unsigned workers = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, tiles * bands)));
@@ -89,19 +120,25 @@ void swept_columns(const T* input, const Pieces& p, result_t<T, Op>* output, uns
   for (unsigned t = 1; t < workers; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  std::vector<T> gathered;
-  for (std::uint64_t c = 0; c < cols; ++c) {
-    Acc total = partial[c];
-    for (std::uint64_t b = 1; b < bands; ++b) total = Sem::combine(total, partial[b * cols + c]);
-    if constexpr (kExact) {
-      if (Sem::needs_redo(total)) {  // rare: every element of the column again, with digits
-        gathered.resize(rows);
-        for (std::uint64_t r = 0; r < rows; ++r) gathered[r] = input[c * p.step + r * p.stride];
-        output[c] = cpu_exact<T, result_t<T, Op>, std::is_same_v<Op, op::mean>>(gathered.data(), rows, threads);
-        continue;
+  if (bands > 1) {
+    for (std::uint64_t c = 0; c < cols; ++c) {
+      Acc total = partial[c];
+      for (std::uint64_t b = 1; b < bands; ++b) total = Sem::combine(total, partial[b * cols + c]);
+      if constexpr (kExact) {
+        if (Sem::needs_redo(total)) {
+          lost.push_back(c);
+          continue;
+        }
       }
+      output[c] = Sem::finish(total, rows);
     }
-    output[c] = Sem::finish(total, rows);
+  }
+  if constexpr (kExact) {  // rare: every element of the column again, with digits
+    std::vector<T> gathered(lost.empty() ? 0 : rows);
+    for (const std::uint64_t c : lost) {
+      for (std::uint64_t r = 0; r < rows; ++r) gathered[r] = input[c * p.step + r * p.stride];
+      output[c] = cpu_exact<T, result_t<T, Op>, std::is_same_v<Op, op::mean>>(gathered.data(), rows, threads);
+    }
   }
 }
 
@@ -122,7 +159,7 @@ Status cpu_pieces(const T* input, const Pieces& p, const std::int64_t* begin, co
   }
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   if constexpr (exact_sum_v<T, Op> || semantics_t<T, Op>::order_free) {
-    if (!p.offsets && p.stride > 1 && p.length > 0) {
+    if (!p.offsets && p.stride > 1 && p.length > Shape<T>::kVec) {  // shorter columns: a few rows, read as they are
       swept_columns<T, Op>(input, p, output, threads);
       return {};
     }
@@ -140,6 +177,17 @@ Status cpu_pieces(const T* input, const Pieces& p, const std::int64_t* begin, co
         output[i] = exact_piece<T, Op>(input + i * p.step, p.stride, p.length, per_piece, column);
       }
       return;
+    }
+    if constexpr (semantics_t<T, Op>::order_free) {
+      if (per_piece == 1) {  // many pieces, a core each: no need to split one
+        if (p.offsets) {
+          const std::uint64_t len = segment_length(begin[i], end[i]);
+          output[i] = free_piece<T, Op>(len ? input + begin[i] : input, 1, len);
+        } else {
+          output[i] = free_piece<T, Op>(input + i * p.step, p.stride, p.length);
+        }
+        return;
+      }
     }
     if (!p.offsets && p.length <= Shape<T>::kVec) {
       output[i] = short_piece<T, Op>(input + i * p.step, p.stride, p.length);
