@@ -10,12 +10,17 @@
 //   reducelab::reduce_segments(d_x, count, d_begin, d_end, reducelab::op::argmax{}, d_out, stream);
 //
 // Every type and built-in operation of reducelab::reduce (reduce.hpp), with the same meaning
-// and result types. Each row, column or segment of length L is reduced in reducelab::reduce's
-// fixed order for L elements, so its bits do not depend on the GPU, the grid or the other
-// pieces, and the CPU functions below give the same. For integers, min, max, argmin, argmax and
-// products that is exactly what reducelab::reduce gives for the L elements on their own;
-// floating-point sums and means of pieces are not exact yet (carried in double in that fixed
-// order), where reducelab::reduce's are. argmin/argmax indices count from the start of the piece.
+// and result types: each row, column or segment gets exactly what reducelab::reduce (or
+// cpu::reduce) gives for its elements on their own, on every GPU, for every grid, and from the
+// CPU functions below, bit for bit:
+//   - floating-point sums and means are exact: the real sum of the piece rounded once to
+//     nearest-even (the mean: the real sum divided by the length, rounded once), with
+//     reducelab::reduce's rules for infinities, NaN and signed zeros. Since that value does not
+//     depend on the order, rows, columns and segments are read however is fastest;
+//   - integer sums and means, min, max, argmin and argmax give the same bits in any order;
+//   - floating-point products (and user operations) keep reducelab::reduce's fixed order for a
+//     piece of L elements, so columns of products are read one element per row (slower).
+// argmin/argmax indices count from the start of the piece.
 //
 // Empty pieces (cols == 0, rows == 0, end <= begin) are not errors; each gets what
 // reducelab::reduce gives for n == 0 (min/max/argmin/argmax, which reducelab::reduce reports

@@ -1,14 +1,25 @@
 #pragma once
 // The kernels of reduce_axis and reduce_segments. Every piece (a row, a column or a segment;
-// pieces.hpp) is reduced in reducelab::reduce's fixed order for its length (reduce_order.hpp), so
-// its bits depend on its elements alone, never on the kernel, the grid or the GPU. Read by nvcc
-// and by g++ (SIMT).
+// pieces.hpp) gets what reducelab::reduce gives for its elements alone, so its bits never depend
+// on the kernel, the grid or the GPU: order-free operations (integers, min/max, arg-extrema, and
+// floating-point sums and means, carried as exact pairs: exact_pair.cuh) in whatever order
+// reads fastest, the others (floating-point products, user operations) in reducelab::reduce's
+// fixed order for the piece's length (reduce_order.hpp). Read by nvcc and by g++ (SIMT).
 //
+// Order-free (plan_pieces at the end of this file):
+//   reduceColumns      columns (axis 0): coalesced across neighbouring columns, rows in bands.
+//   reduceRowGroups    rows of up to a tile: a few lanes per row, 16-byte loads, several rows
+//                      per warp in flight.
+//   reduceLongPieces   longer rows and segments: a block each.
+//   reduceRedoPieces   exact sums only: the pieces whose pair lost part of the sum, with digits.
+// The fixed order (order-free operations take the first two too: columns of at most one
+// vector, segments of at most a tile):
 //   reduceTinyPieces   a thread per piece of at most one vector (a matrix's rows or columns of
 //                      a few elements): neighbouring threads read neighbouring pieces.
 //   reduceShortPieces  a warp per contiguous piece of at most one tile (kTile elements: 8192
 //                      floats): the warp's lanes stand in for the block's 256 threads, so the
-//                      order is the block's; lane l reads vector l of each row, 512 bytes a row.
+//                      order is the block's; lane l reads vector l of each row, 512 bytes a row
+//                      (order-free operations: four loads in flight per lane, one warp fold).
 //   reduceSegments     a block per piece: the piece's chunks one after another with the
 //                      library's own fold_chunk and block_fold, the chunk results in shared
 //                      memory, folded as reduceChunks' last block does.
@@ -16,16 +27,14 @@
 // Fewer long rows than multiprocessors go through reducelab::reduce row by row instead
 // (device_segments.cuh): the same order, the whole GPU on each row.
 //
-//   reduceColumns      columns of an order-free operation (integer sums, min, max, arg-extrema):
-//                      read coalesced across neighbouring columns, rows cut into bands.
-//
-// Still slow: columns of floating-point sums and products follow each column's fixed order, one
-// element per row with a stride; a few long segments (whose lengths only the GPU knows) get a
-// block each.
+// Still slow: columns of floating-point products follow each column's fixed order, one element
+// per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
+// ragged short segments get a warp each whatever their length.
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
 #include "reducelab/detail/portable.cuh"
+#include "segments/exact_pieces.cuh"
 #include "segments/pieces.hpp"
 
 namespace reducelab::detail {
@@ -125,6 +134,44 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_tile(rl::gmem<const T> x,
   return Sem::combine(Sem::combine(a0, a2), Sem::combine(a1, a3));
 }
 
+// An order-free operation over a contiguous piece of n <= kTile elements, by one warp: lanes take
+// vectors (or, unaligned, elements) in turn, four loads in flight each, then a warp fold. Any
+// order gives these operations' bits. The whole warp must call it.
+template <class T, class Sem>
+__device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n, bool aligned) {
+  using Acc = typename Sem::Acc;
+  constexpr unsigned kVec = Shape<T>::kVec;
+  const unsigned lane = threadIdx.x % 32;
+  Acc acc = Sem::identity();
+  std::uint64_t done = 0;
+  if (aligned) {
+    const std::uint64_t vectors = n / kVec;
+    std::uint64_t k = lane;
+    for (; k + 3 * 32 < vectors; k += 4 * 32) {
+      Vec<T> v[4];
+#pragma unroll
+      for (unsigned u = 0; u < 4; ++u) v[u] = load_vec(x, (k + u * 32) * kVec);
+#pragma unroll
+      for (unsigned u = 0; u < 4; ++u)
+        acc = absorb_elements<Sem, kVec>(acc, v[u].v, [&](unsigned j) { return (k + u * 32) * kVec + j; });
+    }
+    for (; k < vectors; k += 32) {
+      const Vec<T> v = load_vec(x, k * kVec);
+      acc = absorb_elements<Sem, kVec>(acc, v.v, [&](unsigned j) { return k * kVec + j; });
+    }
+    done = vectors * kVec;
+  }
+  std::uint64_t e = done + lane;
+  for (; e + 3 * 32 < n; e += 4 * 32) {
+    T v[4];
+#pragma unroll
+    for (unsigned u = 0; u < 4; ++u) v[u] = x[e + u * 32];
+    acc = absorb_elements<Sem, 4>(acc, v, [&](unsigned u) { return e + u * 32; });
+  }
+  for (; e < n; e += 32) acc = Sem::absorb(acc, Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[e], e)));
+  return warp_fold<Sem>(acc);
+}
+
 // Launch with kThreads threads and any grid; thread k of the grid reduces pieces k, k + (threads
 // in the grid), ... of a matrix whose pieces hold at most one vector (kVec elements): such a piece
 // lies in the block's thread 0's first vector, every other thread, warp and chunk holds the
@@ -132,7 +179,8 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_tile(rl::gmem<const T> x,
 // Neighbouring threads take neighbouring pieces: columns are read coalesced, row by row.
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
-    reduceTinyPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<typename Sem::Out> output) {
+    reduceTinyPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<typename Sem::Out> output,
+                     rl::gmem<unsigned long long> redo) {
   const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
   for (std::uint64_t p = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x; p < pieces.count; p += threads) {
     const rl::gmem<const T> x = input + p * pieces.step;
@@ -141,7 +189,7 @@ __global__ void __launch_bounds__(kThreads)
       const T e = x[i * pieces.stride];
       in = Sem::inner_combine(in, Sem::lift(e, i));
     }
-    output[p] = Sem::finish(Sem::absorb(Sem::identity(), in), pieces.length);
+    store_piece<Sem>(output, p, Sem::absorb(Sem::identity(), in), pieces.length, redo);
   }
 }
 
@@ -151,15 +199,18 @@ __global__ void __launch_bounds__(kThreads)
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceShortPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
-                      rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output) {
+                      rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
+                      rl::gmem<unsigned long long> redo) {
   const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
   for (std::uint64_t p = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32; p < pieces.count; p += warps) {
     std::uint64_t first = 0, length = 0;
     piece_extent(pieces, begin, end, p, &first, &length);
     if (length > Shape<T>::kTile) continue;  // the same for the whole warp
     const rl::gmem<const T> x = input + first;
-    const typename Sem::Acc v = warp_fold_tile<T, Sem>(x, length, is_aligned16(x));
-    if (threadIdx.x % 32 == 0) output[p] = Sem::finish(v, length);
+    typename Sem::Acc v;
+    if constexpr (Sem::order_free) v = warp_fold_free<T, Sem>(x, length, is_aligned16(x));
+    else v = warp_fold_tile<T, Sem>(x, length, is_aligned16(x));
+    if (threadIdx.x % 32 == 0) store_piece<Sem>(output, p, v, length, redo);
   }
 }
 
@@ -215,7 +266,7 @@ __global__ void __launch_bounds__(kThreads)
 namespace reducelab::detail {
 
 // ---- Columns of an order-free operation, read coalesced ----------------------------------------
-// Integer sums and products, min, max, argmin and argmax give the same bits in any order, so a
+// Integer sums and products, min, max, argmin, argmax and exact pairs give the same bits in any order, so a
 // matrix's columns (axis 0) need not follow the fixed order of each column: a warp reads W
 // neighbouring columns (W = min(cols, 32)) of 32 / W neighbouring rows at once, every lane one
 // element, so a row's columns come in as one coalesced load instead of one sector per element.
@@ -262,7 +313,7 @@ inline bool columns_fit(const Pieces& p) {
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceColumns(rl::gmem<const T> input, ColumnShape shape, rl::gmem<typename Sem::Acc> partials,
-                  rl::gmem<unsigned> tickets, rl::gmem<typename Sem::Out> output) {
+                  rl::gmem<unsigned> tickets, rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
   using Acc = typename Sem::Acc;
   using Inner = typename Sem::Inner;
   __shared__ Acc lane_storage[kThreads];
@@ -289,10 +340,7 @@ __global__ void __launch_bounds__(kThreads)
         T x[8];
 #pragma unroll
         for (unsigned k = 0; k < 8; ++k) x[k] = input[(r + k * step) * shape.pitch + column];
-        Inner in = Sem::inner_identity();
-#pragma unroll
-        for (unsigned k = 0; k < 8; ++k) in = Sem::inner_combine(in, Sem::lift(x[k], r + k * step));
-        acc = Sem::absorb(acc, in);
+        acc = absorb_elements<Sem, 8>(acc, x, [&](unsigned k) { return r + k * step; });
       }
       Inner in = Sem::inner_identity();
       for (; r < row_end; r += step) in = Sem::inner_combine(in, Sem::lift(input[r * shape.pitch + column], r));
@@ -307,7 +355,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     const std::uint64_t out_column = group * width + threadIdx.x;
     if (shape.bands == 1) {
-      if (threadIdx.x < width && out_column < shape.cols) output[out_column] = Sem::finish(total, shape.rows);
+      if (threadIdx.x < width && out_column < shape.cols) store_piece<Sem>(output, out_column, total, shape.rows, redo);
       __syncthreads();  // lanes is reused by the next job
       continue;
     }
@@ -319,11 +367,208 @@ __global__ void __launch_bounds__(kThreads)
       Acc all = Sem::identity();
       for (std::uint64_t b = 0; b < shape.bands; ++b)
         all = Sem::combine(all, load_other_block(partials, (group * shape.bands + b) * width + threadIdx.x));
-      if (out_column < shape.cols) output[out_column] = Sem::finish(all, shape.rows);
+      if (out_column < shape.cols) store_piece<Sem>(output, out_column, all, shape.rows, redo);
       if (threadIdx.x == 0) tickets[group] = 0u;
     }
     __syncthreads();
   }
+}
+
+}  // namespace reducelab::detail
+
+namespace reducelab::detail {
+
+// ---- Rows of an order-free operation, a few lanes each -----------------------------------------
+// Short rows (a matrix's axis 1: 4, 16 or 256 elements) read with a warp per row leave most
+// lanes idle and one small load per warp in flight: 2^24 rows of 16 floats reached 6% of the
+// read ceiling on an H200. For order-free operations (exact sums included) the lanes split
+// instead: `lanes` lanes per row (a power of two, lanes * kVec >= the row's length, at most 32),
+// 32 / lanes neighbouring rows per warp, each lane one 16-byte vector of its row, kRowUnroll
+// such row groups in flight per warp. Packed rows make every warp load one contiguous span. The
+// lanes of a row fold with shuffles; its first lane writes the result.
+inline constexpr unsigned kRowUnroll = 4;
+
+template <class T>
+inline unsigned row_group_lanes(std::uint64_t length) {
+  const std::uint64_t vectors = (length + Shape<T>::kVec - 1) / Shape<T>::kVec;
+  unsigned lanes = 1;
+  while (lanes < 32 && lanes < vectors) lanes *= 2;
+  return lanes;
+}
+
+// Whether reduceRowGroups takes this call: an order-free operation over contiguous matrix
+// pieces of at most one tile.
+template <class T, class Sem>
+inline bool row_groups_fit(const Pieces& p) {
+  return Sem::order_free && !p.offsets && p.stride == 1 && p.length <= Shape<T>::kTile;
+}
+
+// Up to kVec elements of a row from element `at` (fewer at the row's end), as one vector load
+// when the row's vectors are 16-byte aligned.
+template <class T>
+__device__ __forceinline__ Vec<T> load_part(rl::gmem<const T> row, std::uint64_t at, std::uint64_t length,
+                                            bool aligned) {
+  constexpr unsigned kVec = Shape<T>::kVec;
+  if (aligned && at + kVec <= length) return load_vec(row, at);
+  Vec<T> v{};
+#pragma unroll
+  for (unsigned j = 0; j < kVec; ++j)
+    if (at + j < length) v.v[j] = row[at + j];
+  return v;
+}
+
+// Launch with kThreads threads and any grid. `aligned`: the input and the pitch are multiples
+// of 16 bytes.
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceRowGroups(rl::gmem<const T> input, Pieces pieces, unsigned lanes, bool aligned,
+                    rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
+  using Acc = typename Sem::Acc;
+  using Inner = typename Sem::Inner;
+  constexpr unsigned kVec = Shape<T>::kVec;
+  const unsigned lane = threadIdx.x % 32, sub = lane % lanes;
+  const unsigned rows_per_warp = 32 / lanes;
+  const std::uint64_t length = pieces.length;
+  const std::uint64_t vectors = (length + kVec - 1) / kVec;
+  const std::uint64_t rows_per_step = std::uint64_t(rows_per_warp) * kRowUnroll;
+  const std::uint64_t warp = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
+  for (std::uint64_t base = warp * rows_per_step; base < pieces.count; base += warps * rows_per_step) {
+    std::uint64_t row[kRowUnroll];
+    Acc acc[kRowUnroll];
+#pragma unroll
+    for (unsigned u = 0; u < kRowUnroll; ++u) {
+      row[u] = base + std::uint64_t(u) * rows_per_warp + lane / lanes;
+      acc[u] = Sem::identity();
+    }
+    for (std::uint64_t k = sub; k < vectors; k += lanes) {  // once, unless rows are longer than a warp's vectors
+      const std::uint64_t at = k * kVec;
+      Vec<T> v[kRowUnroll];
+#pragma unroll
+      for (unsigned u = 0; u < kRowUnroll; ++u)  // every load before the first combine
+        v[u] = Vec<T>{};
+#pragma unroll
+      for (unsigned u = 0; u < kRowUnroll; ++u)
+        if (row[u] < pieces.count) v[u] = load_part(input + row[u] * pieces.step, at, length, aligned);
+      if (at + kVec <= length) {  // whole vectors (the same for every row)
+#pragma unroll
+        for (unsigned u = 0; u < kRowUnroll; ++u)
+          acc[u] = absorb_elements<Sem, kVec>(acc[u], v[u].v, [&](unsigned j) { return at + j; });
+      } else {
+#pragma unroll
+        for (unsigned u = 0; u < kRowUnroll; ++u) {
+          Inner in = Sem::inner_identity();
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j)
+            if (at + j < length) in = Sem::inner_combine(in, Sem::lift(v[u].v[j], at + j));
+          acc[u] = Sem::absorb(acc[u], in);
+        }
+      }
+    }
+#pragma unroll
+    for (unsigned u = 0; u < kRowUnroll; ++u) {
+      for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) acc[u] = Sem::combine(acc[u], shuffle_down(acc[u], offset));
+      if (sub == 0 && row[u] < pieces.count) store_piece<Sem>(output, row[u], acc[u], length, redo);
+    }
+  }
+}
+
+// ---- Long pieces of an order-free operation, a block each --------------------------------------
+// Rows longer than a tile, and segments longer than a tile (pieces.skip_short): the block's
+// threads take the piece's vectors (or, strided or unaligned, its elements) in turn, four
+// loads in flight each, and the block folds.
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceLongPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
+                     rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
+                     rl::gmem<unsigned long long> redo) {
+  using Acc = typename Sem::Acc;
+  using Inner = typename Sem::Inner;
+  constexpr unsigned kVec = Shape<T>::kVec;
+  constexpr unsigned kIn = 4;
+  __shared__ Acc slot_storage[kWarps];
+  rl::smem<Acc> slots = slot_storage;
+  for (std::uint64_t p = blockIdx.x; p < pieces.count; p += gridDim.x) {
+    std::uint64_t first = 0, length = 0;
+    piece_extent(pieces, begin, end, p, &first, &length);
+    if (pieces.skip_short && length <= Shape<T>::kTile) continue;  // the same for the whole block
+    const rl::gmem<const T> x = input + first;
+    Acc acc = Sem::identity();
+    if (pieces.stride == 1 && is_aligned16(x)) {
+      const std::uint64_t vectors = length / kVec;
+      std::uint64_t k = threadIdx.x;
+      for (; k + (kIn - 1) * kThreads < vectors; k += kIn * kThreads) {
+        Vec<T> v[kIn];
+#pragma unroll
+        for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(x, (k + u * kThreads) * kVec);
+#pragma unroll
+        for (unsigned u = 0; u < kIn; ++u)
+          acc = absorb_elements<Sem, kVec>(acc, v[u].v, [&](unsigned j) { return (k + u * kThreads) * kVec + j; });
+      }
+      for (; k < vectors; k += kThreads) {
+        const Vec<T> v = load_vec(x, k * kVec);
+        acc = absorb_elements<Sem, kVec>(acc, v.v, [&](unsigned j) { return k * kVec + j; });
+      }
+      for (std::uint64_t e = vectors * kVec + threadIdx.x; e < length; e += kThreads) {
+        Inner in = Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[e], e));
+        acc = Sem::absorb(acc, in);
+      }
+    } else {
+      const std::uint64_t stride = pieces.stride;
+      std::uint64_t e = threadIdx.x;
+      for (; e + (kIn - 1) * kThreads < length; e += kIn * kThreads) {
+        T v[kIn];
+#pragma unroll
+        for (unsigned u = 0; u < kIn; ++u) v[u] = x[(e + u * kThreads) * stride];
+        acc = absorb_elements<Sem, kIn>(acc, v, [&](unsigned u) { return e + u * kThreads; });
+      }
+      for (; e < length; e += kThreads) acc = Sem::absorb(acc, Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[e * stride], e)));
+    }
+    acc = block_fold<Sem>(acc, slots);
+    if (threadIdx.x == 0) store_piece<Sem>(output, p, acc, length, redo);
+    __syncthreads();  // slots are reused by the next piece
+  }
+}
+
+}  // namespace reducelab::detail
+
+namespace reducelab::detail {
+
+// Which kernels one reduce_axis / reduce_segments call runs (the GPU and the SIMT runner share
+// this choice). Order-free operations (exact sums and means of floating-point pieces among them):
+// columns read coalesced (reduceColumns), rows of up to a tile a few lanes each (reduceRowGroups),
+// columns of at most one vector a thread each, longer rows and segments a block each
+// (reduceLongPieces), segments of up to a tile a warp each. Floating-point products and user
+// operations keep each piece's fixed order (piece_kernels).
+struct PiecePlan {
+  bool columns = false;      // reduceColumns
+  bool row_groups = false;   // reduceRowGroups, `lanes` lanes per row
+  unsigned lanes = 1;
+  bool long_pieces = false;  // reduceLongPieces
+  PieceKernels fixed;        // reduceTinyPieces / reduceShortPieces / reduceSegments
+};
+template <class T, class Sem>
+inline PiecePlan plan_pieces(Pieces* p) {
+  PiecePlan plan;
+  if constexpr (Sem::order_free) {
+    if (columns_fit<T, Sem>(*p)) {
+      plan.columns = true;
+    } else if (row_groups_fit<T, Sem>(*p)) {
+      plan.row_groups = true;
+      plan.lanes = row_group_lanes<T>(p->length);
+    } else if (!p->offsets && p->length <= Shape<T>::kVec) {
+      plan.fixed.threads = true;
+    } else if (!p->offsets) {
+      plan.long_pieces = true;
+    } else {
+      plan.fixed.warps = true;
+      plan.long_pieces = true;
+      p->skip_short = true;
+    }
+    return plan;
+  }
+  plan.fixed = piece_kernels<T>(p);
+  return plan;
 }
 
 }  // namespace reducelab::detail

@@ -30,66 +30,100 @@ inline unsigned pieces_grid(const Options& options, std::uint64_t held, std::uin
   return static_cast<unsigned>(std::clamp<std::uint64_t>(g, 1, std::min<std::uint64_t>(wanted, 1u << 30)));
 }
 
+// The redo list of exact piece sums (exact_pieces.cuh) in the workspace's pieces area.
+inline unsigned long long* redo_list(const Workspace& ws) {
+  return reinterpret_cast<unsigned long long*>(static_cast<unsigned char*>(ws.pieces) + kPiecePartialBytes);
+}
+
 template <class T, class Op>
 Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t* begin, const std::int64_t* end,
                        result_t<T, Op>* output, stream_t stream, const Options& options) {
-  using Sem = semantics_t<T, Op>;
+  using Sem = piece_semantics_t<T, Op>;
+  static_assert(kRedoSlots == kPieceRedoSlots, "the workspace holds the redo list");
+  static_assert(sizeof(typename Sem::Acc) <= kPartialSlotBytes, "column partials fit the workspace's slots");
   if (pieces.count == 0) return {};
   int device = 0, sms = 0;
   if (Status s = current_sm_count(&device, &sms); !s) return s;
   // Fewer long rows than multiprocessors: each row through reducelab::reduce, which spreads one
-  // array over the whole GPU. The same order, so the same bits as a block per row.
-  // Not for floating-point sums and means: reducelab::reduce makes those exact, pieces follow
-  // their fixed order.
-  if (!exact_sum_v<T, Op> && !pieces.offsets && pieces.stride == 1 && pieces.length > Shape<T>::kTile &&
-      pieces.count < std::uint64_t(sms)) {
+  // array over the whole GPU: the same order (the same bits) as a block per row, and for
+  // floating-point sums and means the same exact result.
+  if (!pieces.offsets && pieces.stride == 1 && pieces.length > Shape<T>::kTile && pieces.count < std::uint64_t(sms)) {
     Options fixed = options;
-    fixed.deterministic = true;  // the pieces' order, whatever the caller asked of reduce
+    fixed.deterministic = true;  // the pieces' order (or exact sums), whatever the caller asked of reduce
     for (std::uint64_t r = 0; r < pieces.count; ++r)
       if (Status s = ::reducelab::reduce(input + r * pieces.step, pieces.length, Op{}, output + r, stream, fixed); !s) return s;
     return {};
   }
+  Workspace ws;
+  if (Status s = workspace_for(stream, &ws); !s) return s;
+  unsigned long long* const redo = redo_list(ws);
+  Pieces launched = pieces;
+  const PiecePlan plan = plan_pieces<T, Sem>(&launched);
   if constexpr (Sem::order_free) {
-    if (columns_fit<T, Sem>(pieces)) {  // columns read coalesced (agent_segments.cuh)
+    if (plan.columns) {  // columns read coalesced (agent_segments.cuh)
       static_assert(kColumnJobs <= kPieceTickets, "the workspace holds a launch's column partials");
-      Workspace ws;
-      if (Status s = workspace_for(stream, &ws); !s) return s;
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceColumns<T, Sem>>(device, sms, &held); !s) return s;
       const ColumnShape shape = column_shape(pieces, std::min<std::uint64_t>(2 * held, kColumnJobs));
       const unsigned grid = pieces_grid(options, held, shape.groups * shape.bands);
       reduceColumns<T, Sem><<<grid, kThreads, 0, stream>>>(input, shape, static_cast<typename Sem::Acc*>(ws.pieces),
-                                                           ws.piece_tickets, output);
+                                                           ws.piece_tickets, output, redo);
       const cudaError_t e = cudaGetLastError();
       if (e != cudaSuccess) return cuda_status(e, "launching reduceColumns");
-      return {};
+    }
+    if (plan.row_groups) {
+      std::uint64_t held = 0;
+      if (Status s = blocks_held<reduceRowGroups<T, Sem>>(device, sms, &held); !s) return s;
+      const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll;
+      const unsigned grid = pieces_grid(options, held, (pieces.count + rows_per_block - 1) / rows_per_block);
+      const bool aligned = reinterpret_cast<std::uintptr_t>(input) % 16 == 0 && (pieces.step * sizeof(T)) % 16 == 0;
+      reduceRowGroups<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, plan.lanes, aligned, output, redo);
+      const cudaError_t e = cudaGetLastError();
+      if (e != cudaSuccess) return cuda_status(e, "launching reduceRowGroups");
     }
   }
-  Pieces launched = pieces;
-  const PieceKernels kernels = piece_kernels<T>(&launched);
-  if (kernels.threads) {
+  if (plan.fixed.threads) {
     std::uint64_t held = 0;
     if (Status s = blocks_held<reduceTinyPieces<T, Sem>>(device, sms, &held); !s) return s;
     const unsigned grid = pieces_grid(options, held, (pieces.count + kThreads - 1) / kThreads);
-    reduceTinyPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, output);
+    reduceTinyPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, output, redo);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return cuda_status(e, "launching reduceTinyPieces");
   }
-  if (kernels.warps) {
+  if (plan.fixed.warps) {
     std::uint64_t held = 0;
     if (Status s = blocks_held<reduceShortPieces<T, Sem>>(device, sms, &held); !s) return s;
     const unsigned grid = pieces_grid(options, held, (pieces.count + kWarps - 1) / kWarps);
-    reduceShortPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output);
+    reduceShortPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return cuda_status(e, "launching reduceShortPieces");
   }
-  if (kernels.blocks) {
+  if constexpr (Sem::order_free) {
+    if (plan.long_pieces) {
+      std::uint64_t held = 0;
+      if (Status s = blocks_held<reduceLongPieces<T, Sem>>(device, sms, &held); !s) return s;
+      const unsigned grid = pieces_grid(options, held, pieces.count);
+      reduceLongPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo);
+      const cudaError_t e = cudaGetLastError();
+      if (e != cudaSuccess) return cuda_status(e, "launching reduceLongPieces");
+    }
+  } else if (plan.fixed.blocks) {
     std::uint64_t held = 0;
     if (Status s = blocks_held<reduceSegments<T, Sem>>(device, sms, &held); !s) return s;
     const unsigned grid = pieces_grid(options, held, pieces.count);
     reduceSegments<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return cuda_status(e, "launching reduceSegments");
+  }
+  if constexpr (is_exact_pieces<Sem>::value) {
+    // Pieces whose pair lost part of its sum, again with digits (usually none: each block reads
+    // the empty list and leaves).
+    using Out = result_t<T, Op>;
+    constexpr auto kernel = reduceRedoPieces<T, Out, Sem::kMean>;
+    const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(pieces.count, 2 * std::uint64_t(sms)));
+    kernel<<<options.grid != 0 ? std::min(options.grid, grid) : grid, kThreads, 0, stream>>>(input, pieces, begin, end, redo, output);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return cuda_status(e, "launching reduceRedoPieces");
   }
   return {};
 }

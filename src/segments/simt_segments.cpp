@@ -21,66 +21,105 @@ DeviceBytes device_copy(const void* host, std::size_t bytes, std::size_t pad = 0
   return DeviceBytes(p);
 }
 
+// What the GPU leaves in memory nobody wrote: cudaMalloc'd outputs and scratch hold whatever was
+// there before. The runner fills them with a pattern instead of zeros, so a piece the kernels
+// never write (or scratch read before it is written) shows up as a mismatch instead of passing
+// as a zero. (The redo list and the column tickets are zero between calls by contract: the
+// workspace is zeroed once, and the kernels leave them zero.)
+constexpr unsigned char kPoison = 0x5a;
+void poison(void* p, std::size_t bytes) { std::memset(p, kPoison, bytes); }
+
+thread_local std::uint64_t last_redone = 0;
+
 template <class T, class Op>
 std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& pieces, const std::int64_t* begin,
                                  const std::int64_t* end, unsigned grid, unsigned offset) {
-  using Sem = semantics_t<T, Op>;
+  using Sem = piece_semantics_t<T, Op>;
   using Out = typename Sem::Out;
+  using Acc = typename Sem::Acc;
+  last_redone = 0;
   DeviceBytes input = device_copy(host, n * sizeof(T), offset * sizeof(T));
   const std::size_t offset_bytes = pieces.offsets ? pieces.count * sizeof(std::int64_t) : 0;
   DeviceBytes b = device_copy(begin, offset_bytes), e = device_copy(end, offset_bytes);
   std::vector<Out> host_out(pieces.count);
   DeviceBytes output = device_copy(host_out.data(), pieces.count * sizeof(Out));
   if (pieces.count == 0) return host_out;
+  poison(output.get(), pieces.count * sizeof(Out));
+  DeviceBytes redo_bytes = device_copy(nullptr, 0, (kRedoSlots + 2) * sizeof(unsigned long long));
+  auto* redo = static_cast<unsigned long long*>(redo_bytes.get());
+  poison(redo + 2, kRedoSlots * sizeof(unsigned long long));  // the slots; the count and ticket are zero
 
-  if constexpr (Sem::order_free) {
-    if (columns_fit<T, Sem>(pieces)) {
-      using Acc = typename Sem::Acc;
-      DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(Acc));
-      DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
-      // A small job count keeps the emulator quick; any count gives the same bits.
-      const ColumnShape shape = column_shape(pieces, 48);
-      const std::uint64_t jobs = shape.groups * shape.bands;
-      simt::LaunchConfig cfg{};
-      cfg.block = dim3(kThreads);
-      cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(jobs, 16)));
-      cfg.name = "reduceColumns";
-      rl::launch(reduceColumns<T, Sem>, cfg, static_cast<const T*>(input.get()) + offset, shape,
-                 static_cast<Acc*>(partials.get()), static_cast<unsigned*>(tickets.get()),
-                 static_cast<Out*>(output.get()));
-      std::memcpy(static_cast<void*>(host_out.data()), output.get(), pieces.count * sizeof(Out));
-      return host_out;
-    }
-  }
   Pieces launched = pieces;
-  const PieceKernels kernels = piece_kernels<T>(&launched);
+  const PiecePlan plan = plan_pieces<T, Sem>(&launched);
   const auto* in = static_cast<const T*>(input.get()) + offset;
   const auto* bp = static_cast<const std::int64_t*>(b.get());
   const auto* ep = static_cast<const std::int64_t*>(e.get());
   auto* out = static_cast<Out*>(output.get());
   simt::LaunchConfig cfg{};
   cfg.block = dim3(kThreads);
-  if (kernels.threads) {
-    const std::uint64_t blocks = (pieces.count + kThreads - 1) / kThreads;
-    cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(blocks, 16)));
+  // A small grid keeps the emulator quick; any grid gives the same bits.
+  auto grid_for = [&](std::uint64_t wanted) {
+    return dim3(grid != 0 ? grid : static_cast<unsigned>(std::clamp<std::uint64_t>(wanted, 1, 16)));
+  };
+  if constexpr (Sem::order_free) {
+    if (plan.columns) {
+      DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(Acc));
+      poison(partials.get(), kColumnJobs * 32 * sizeof(Acc));
+      DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
+      const ColumnShape shape = column_shape(pieces, 48);
+      cfg.grid = grid_for(shape.groups * shape.bands);
+      cfg.name = "reduceColumns";
+      rl::launch(reduceColumns<T, Sem>, cfg, in, shape, static_cast<Acc*>(partials.get()),
+                 static_cast<unsigned*>(tickets.get()), out, redo);
+    }
+    if (plan.row_groups) {
+      const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll;
+      cfg.grid = grid_for((pieces.count + rows_per_block - 1) / rows_per_block);
+      cfg.name = "reduceRowGroups";
+      const bool aligned = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && (pieces.step * sizeof(T)) % 16 == 0;
+      rl::launch(reduceRowGroups<T, Sem>, cfg, in, launched, plan.lanes, aligned, out, redo);
+    }
+  }
+  if (plan.fixed.threads) {
+    cfg.grid = grid_for((pieces.count + kThreads - 1) / kThreads);
     cfg.name = "reduceTinyPieces";
-    rl::launch(reduceTinyPieces<T, Sem>, cfg, in, launched, out);
+    rl::launch(reduceTinyPieces<T, Sem>, cfg, in, launched, out, redo);
   }
-  if (kernels.warps) {
-    const std::uint64_t blocks = (pieces.count + kWarps - 1) / kWarps;
-    cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(blocks, 16)));
+  if (plan.fixed.warps) {
+    cfg.grid = grid_for((pieces.count + kWarps - 1) / kWarps);
     cfg.name = "reduceShortPieces";
-    rl::launch(reduceShortPieces<T, Sem>, cfg, in, launched, bp, ep, out);
+    rl::launch(reduceShortPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo);
   }
-  if (kernels.blocks) {
-    cfg.grid = dim3(grid != 0 ? grid : static_cast<unsigned>(std::min<std::uint64_t>(pieces.count, 16)));
+  if constexpr (Sem::order_free) {
+    if (plan.long_pieces) {
+      cfg.grid = grid_for(pieces.count);
+      cfg.name = "reduceLongPieces";
+      rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo);
+    }
+  } else if (plan.fixed.blocks) {
+    cfg.grid = grid_for(pieces.count);
     cfg.name = "reduceSegments";
     rl::launch(reduceSegments<T, Sem>, cfg, in, launched, bp, ep, out);
+  }
+  if constexpr (is_exact_pieces<Sem>::value) {
+    cfg.grid = grid_for(std::min<std::uint64_t>(pieces.count, 4));
+    cfg.name = "reduceRedoPieces";
+    last_redone = redo[0];
+    rl::launch(reduceRedoPieces<T, Out, Sem::kMean>, cfg, in, pieces, bp, ep, redo, out);
+    if (redo[0] != 0 || redo[1] != 0) throw std::logic_error("reduceRedoPieces left the redo list set");
   }
   std::memcpy(static_cast<void*>(host_out.data()), output.get(), pieces.count * sizeof(Out));
   return host_out;
 }
 }  // namespace
+
+std::uint64_t simt_last_redone() { return last_redone; }
+
+std::uint64_t simt_limit_redo_slots(std::uint64_t slots) {
+  const std::uint64_t before = simt_redo_slots;
+  simt_redo_slots = slots == 0 || slots > kRedoSlots ? kRedoSlots : slots;
+  return before;
+}
 
 template <class T, class Op>
 std::vector<result_t<T, Op>> simt_reduce_axis(const T* host, Matrix m, int axis, Op, unsigned grid, unsigned offset) {

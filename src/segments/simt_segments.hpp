@@ -1,5 +1,5 @@
 #pragma once
-// reduceSegments run on the SIMT backend (g++), for tests: the GPU's kernel source with every
+// reduce_axis and reduce_segments's kernels run on the SIMT backend (g++), for tests: the GPU's kernel source with every
 // access checked, so CI compares its bits with the CPU backend's.
 #include <cstdint>
 #include <vector>
@@ -8,7 +8,7 @@
 
 namespace reducelab::detail {
 
-// The results of reduce_axis / reduce_segments over host data, computed by reduceSegments on the
+// The results of reduce_axis / reduce_segments over host data, computed by the GPU's kernels on the
 // emulator with `grid` blocks (0: one per piece, at most 16), the input placed `offset` elements
 // past a 16-byte boundary. Bad arguments throw std::invalid_argument with the Status message.
 template <class T, class Op>
@@ -17,5 +17,13 @@ std::vector<result_t<T, Op>> simt_reduce_axis(const T* host, Matrix m, int axis,
 template <class T, class Op>
 std::vector<result_t<T, Op>> simt_reduce_segments(const T* host, std::uint64_t n, const std::vector<std::int64_t>& begin,
                                                   const std::vector<std::int64_t>& end, Op op, unsigned grid = 0);
+
+// How many pieces the last call on this thread listed for the redo with digits (exact sums
+// whose pair of doubles lost part of the sum; exact_pieces.cuh), more than kRedoSlots meaning all.
+std::uint64_t simt_last_redone();
+
+// Lowers the redo list's capacity the kernels use on SIMT (0: back to the GPU's kRedoSlots), so
+// a test can overflow it with a few pieces; returns the capacity before.
+std::uint64_t simt_limit_redo_slots(std::uint64_t slots);
 
 }  // namespace reducelab::detail

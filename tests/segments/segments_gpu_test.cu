@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 
+#include "exact_pieces_support.hpp"
 #include "reducelab/segments.hpp"
 #include "segments_support.hpp"
 
@@ -105,6 +106,156 @@ TYPED_TEST(SegmentsGpu, SegmentsHaveTheCpuBits) {
         ASSERT_TRUE(st.ok()) << st.message();
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         expect_same(out.read(b.size()), want, type_name<T>() + " n " + std::to_string(n) + " grid " + std::to_string(grid));
+      }
+    }
+  });
+}
+
+// Floating-point sums and means of pieces are exact: pieces whose exact sums are known by
+// construction (cancellation across the exponent range, halfway cases, overflow, infinities,
+// NaN, signed zeros, pieces a pair of doubles cannot hold), as segments, rows and columns.
+template <class T>
+class SegmentsGpuExact : public ::testing::Test {};
+using FloatingTypes = ::testing::Types<half, bfloat16, float, double>;
+TYPED_TEST_SUITE(SegmentsGpuExact, FloatingTypes);
+
+template <class T, class R>
+void expect_cases(const std::vector<R>& got, const PieceCases<T>& p, bool means, const std::string& where) {
+  ASSERT_EQ(got.size(), p.cases.size()) << where;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (means && !p.cases[i].mean) continue;
+    const R want = means ? static_cast<R>(*p.cases[i].mean) : static_cast<R>(p.cases[i].sum);
+    EXPECT_TRUE(same_result(got[i], want)) << type_name<T>() << " " << where << ", " << p.cases[i].name << ": "
+                                           << show(got[i]) << ", exact " << show(want);
+  }
+}
+
+TYPED_TEST(SegmentsGpuExact, PiecesAreTheExactSumsForEveryGrid) {
+  REQUIRE_GPU();
+  using T = TypeParam;
+  using R = result_t<T, op::sum>;
+  for (std::uint64_t n : {std::uint64_t(200), detail::Shape<T>::kTile + 100, std::uint64_t(100000)}) {
+    const auto p = piece_cases<T>(n, 70 + n);
+    const std::size_t count = p.cases.size();
+    DeviceBuffer<T> flat(p.flat.data(), p.flat.size());
+    DeviceBuffer<std::int64_t> db(p.begin.data(), count), de(p.end.data(), count);
+    for (unsigned grid : {0u, 1u, 7u}) {
+      Options o;
+      o.grid = grid;
+      const std::string where = "n " + std::to_string(n) + " grid " + std::to_string(grid);
+      const auto init = poison<R>(count);
+      DeviceBuffer<R> sums(init.data(), count);
+      ASSERT_TRUE(reduce_segments(flat.data, count, db.data, de.data, op::sum{}, sums.data, nullptr, o).ok());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      expect_cases(sums.read(count), p, false, "segments " + where);
+      const auto init_means = poison<double>(count);
+      DeviceBuffer<double> means(init_means.data(), count);
+      ASSERT_TRUE(reduce_segments(flat.data, count, db.data, de.data, op::mean{}, means.data, nullptr, o).ok());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      expect_cases(means.read(count), p, true, "segment means " + where);
+      for (int axis : {0, 1}) {
+        const auto x = as_matrix(p, axis);
+        DeviceBuffer<T> d(x.data(), x.size());
+        DeviceBuffer<R> out(init.data(), count);
+        ASSERT_TRUE(reduce_axis(d.data, matrix_of(p, axis), axis, op::sum{}, out.data, nullptr, o).ok());
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        expect_cases(out.read(count), p, false, "axis " + std::to_string(axis) + " " + where);
+      }
+    }
+  }
+}
+
+// Which kernels the binary runs: floating-point sums of pieces are exact, not the fixed order's
+// double sums. Columns of 31 random doubles, rows of 33, and rows of 20483 (the path through
+// reducelab::reduce), 27 of whose exact sums differ from the fixed order's; a binary linked with an
+// older library (before exact piece sums) gets the fixed order's values, and says so here
+// instead of as a few ulps in every double test.
+TEST(SegmentsGpuExact, TheKernelsSumPiecesExactlyNotInTheFixedOrder) {
+  REQUIRE_GPU();
+  std::size_t told_apart = 0;  // pieces whose exact and fixed-order sums differ (27 of them)
+  for (const Matrix m : {Matrix{31, 33, 0}, Matrix{3, 20483, 0}}) {
+    const auto x = random_input<double>(m.rows * m.cols, 21 + m.rows);
+    for (int axis : {0, 1}) {
+      const std::size_t count = axis == 1 ? m.rows : m.cols;
+      std::vector<double> exact(count), fixed(count);
+      ASSERT_TRUE(cpu::reduce_axis(x.data(), m, axis, op::sum{}, exact.data()).ok());
+      std::size_t differ = 0;
+      for (std::size_t p = 0; p < count; ++p) {
+        const auto piece = matrix_piece(x, m, axis, p);
+        fixed[p] = detail::cpu_reduce<double, detail::semantics_t<double, op::sum>>(piece.data(), piece.size(), 1);
+        differ += same_bits(fixed[p], exact[p]) ? 0 : 1;
+      }
+      told_apart += differ;
+      DeviceBuffer<double> d(x.data(), x.size());
+      const auto init = poison<double>(count);
+      DeviceBuffer<double> out(init.data(), count);
+      ASSERT_TRUE(reduce_axis(d.data, m, axis, op::sum{}, out.data).ok());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const auto got = out.read(count);
+      std::size_t as_fixed = 0;
+      for (std::size_t p = 0; p < count; ++p)
+        if (!same_bits(fixed[p], exact[p]) && same_bits(got[p], fixed[p])) ++as_fixed;
+      EXPECT_EQ(as_fixed, 0u) << m.rows << "x" << m.cols << " axis " << axis
+                              << ": pieces have the fixed order's double sums, not the exact ones: this binary "
+                                 "runs kernels from before exact piece sums (a stale library or binary?)";
+      expect_same(got, exact, std::to_string(m.rows) + "x" + std::to_string(m.cols) + " axis " + std::to_string(axis));
+    }
+  }
+  EXPECT_GT(told_apart, 0u) << "no piece tells the exact sums from the fixed order's";
+}
+
+// More lost pairs than the redo list holds (65536): every piece is summed again with digits;
+// the list is clear for the next call.
+TEST(SegmentsGpuExact, MorePiecesToRedoThanTheListHolds) {
+  REQUIRE_GPU();
+  constexpr std::uint64_t kRows = 70000;
+  std::vector<float> x;
+  for (std::uint64_t r = 0; r < kRows; ++r)
+    for (float v : {0x1p100f, 1.0f, 0x1p-100f, -0x1p100f}) x.push_back(r % 3 == 0 ? v * 0.5f : v);
+  DeviceBuffer<float> d(x.data(), x.size());
+  for (int round = 0; round < 2; ++round) {
+    const auto init = poison<float>(kRows);
+    DeviceBuffer<float> out(init.data(), kRows);
+    ASSERT_TRUE(reduce_axis(d.data, Matrix{kRows, 4, 0}, 1, op::sum{}, out.data).ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const auto got = out.read(kRows);
+    for (std::uint64_t r = 0; r < kRows; ++r)
+      ASSERT_EQ(got[r], r % 3 == 0 ? 0.5f : 1.0f) << "row " << r << " round " << round;
+  }
+  // An ordinary call after it: nothing left over in the list.
+  const auto y = random_input<float>(64 * 33, 2);
+  std::vector<float> want(64);
+  ASSERT_TRUE(cpu::reduce_axis(y.data(), Matrix{64, 33, 0}, 1, op::sum{}, want.data()).ok());
+  DeviceBuffer<float> dy(y.data(), y.size());
+  const auto init = poison<float>(64);
+  DeviceBuffer<float> out(init.data(), 64);
+  ASSERT_TRUE(reduce_axis(dy.data, Matrix{64, 33, 0}, 1, op::sum{}, out.data).ok());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  expect_same(out.read(64), want, "after the overflow");
+}
+
+// The shapes the benchmark reads (smaller): short rows, many columns, along both axes, for the
+// order-free kernels of every dtype the bench measures.
+TYPED_TEST(SegmentsGpu, BenchShapesHaveTheCpuBits) {
+  REQUIRE_GPU();
+  using T = TypeParam;
+  const std::vector<Matrix> ms{{1 << 16, 16, 0}, {1 << 16, 4, 0}, {1 << 12, 256, 0}, {64, 1 << 14, 0}, {1 << 12, 1 << 10, 0}};
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    using R = result_t<T, Op>;
+    for (const Matrix m : ms) {
+      const auto x = input_for<T, Op>(m.rows * m.cols, 9 + m.cols);
+      DeviceBuffer<T> d(x.data(), x.size());
+      for (int axis : {0, 1}) {
+        const std::size_t count = axis == 1 ? m.rows : m.cols;
+        std::vector<R> want(count);
+        ASSERT_TRUE(cpu::reduce_axis(x.data(), m, axis, op, want.data()).ok());
+        const auto init = poison<R>(count);
+        DeviceBuffer<R> out(init.data(), count);
+        ASSERT_TRUE(reduce_axis(d.data, m, axis, op, out.data).ok());
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        expect_same(out.read(count), want, type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
+                                               " axis " + std::to_string(axis));
       }
     }
   });

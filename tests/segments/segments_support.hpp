@@ -22,11 +22,15 @@ std::vector<T> matrix_piece(const std::vector<T>& x, Matrix m, int axis, std::ui
   return piece;
 }
 
-// One piece's reference: the order fixed by its length (reduce_order.hpp), for every operation,
-// floating-point sums included (along axes and segments those are not exact; docs/performance.md).
+// One piece's reference: what reducelab::cpu::reduce gives for its elements alone: floating-point
+// sums and means exact (cpu_exact: every element into digits, rounded once), everything else in
+// the order fixed by its length (reduce_order.hpp).
 template <class T, class Op>
 result_t<T, Op> piece_reference(const T* x, std::uint64_t n) {
-  return detail::cpu_reduce<T, detail::semantics_t<T, Op>>(x, n, 1);
+  if constexpr (detail::exact_sum_v<T, Op>)
+    return detail::cpu_exact<T, result_t<T, Op>, std::is_same_v<Op, op::mean>>(x, n, 1);
+  else
+    return detail::cpu_reduce<T, detail::semantics_t<T, Op>>(x, n, 1);
 }
 
 // What reduce_axis must give: each piece reduced on its own in its fixed order.

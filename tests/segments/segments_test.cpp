@@ -138,6 +138,47 @@ TEST(SegmentsCpuErrors, BadArgumentsAreRejectedWithTheValue) {
                                    static_cast<float*>(nullptr)).ok());
 }
 
+// Columns are read row by row, a tile of columns and a band of rows per task (few columns: many
+// bands): every column still has the bits of reducing it alone, for any thread count.
+TYPED_TEST(SegmentsCpu, ColumnsReadRowByRowHaveTheBitsOfEachColumnAlone) {
+  using T = TypeParam;
+  const std::vector<Matrix> ms{{50000, 3, 5}, {9000, 300, 0}, {5000, 261, 263}};
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    for (const Matrix m : ms) {
+      const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+      const auto x = input_for<T, Op>(m.rows * pitch, 11 + m.cols);
+      const auto want = expected_axis(x, m, 0, op);
+      for (unsigned threads : {1u, 5u, 16u}) {
+        std::vector<result_t<T, Op>> got(m.cols);
+        ASSERT_TRUE(cpu::reduce_axis(x.data(), m, 0, op, got.data(), threads).ok());
+        expect_same(got, want, type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + " pitch " +
+                                   std::to_string(pitch) + " threads " + std::to_string(threads));
+      }
+    }
+  });
+}
+
+// A column whose bands each fit a pair but whose total does not (2^100 and 1 in the first band,
+// 2^-100 and -2^100 in later ones): summed again with digits, still the exact sum.
+TEST(SegmentsCpu, ColumnsWhoseBandsLoseBitsTogetherAreExact) {
+  const Matrix m{60000, 2, 0};
+  std::vector<float> x(m.rows * m.cols, 0.0f);
+  x[0] = 0x1p100f, x[2] = 1.0f, x[2 * 30001] = 0x1p-100f, x[2 * 59999] = -0x1p100f;  // column 0: 1 + 2^-100
+  x[1] = 3.0f, x[2 * 40000 + 1] = 0x1p-30f;                                           // column 1: ordinary
+  for (unsigned threads : {1u, 16u}) {
+    std::vector<float> got(2);
+    ASSERT_TRUE(cpu::reduce_axis(x.data(), m, 0, op::sum{}, got.data(), threads).ok());
+    EXPECT_EQ(got[0], 1.0f) << "threads " << threads;
+    EXPECT_EQ(got[1], 3.0f + 0x1p-30f) << "threads " << threads;
+    std::vector<double> means(2);
+    ASSERT_TRUE(cpu::reduce_axis(x.data(), m, 0, op::mean{}, means.data(), threads).ok());
+    const auto column = matrix_piece(x, m, 0, 0);
+    const double want = piece_reference<float, op::mean>(column.data(), column.size());
+    EXPECT_TRUE(same_bits(means[0], want)) << "threads " << threads << ": " << show(means[0]) << ", want " << show(want);
+  }
+}
+
 TEST(SegmentsCpu, ThreadCountDoesNotChangeTheBits) {
   const auto x = random_input<float>(3 * 40000, 3);
   std::vector<float> one(3), many(3);

@@ -54,6 +54,11 @@ __device__ __forceinline__ A load_other_block(rl::gmem<A> p, std::uint64_t i) {
     A r;
     r.bits = __ldcg(reinterpret_cast<const unsigned short*>(p + i));
     return r;
+  } else if constexpr (requires { A::kTwoDoubles; }) {  // a pair of doubles (exact piece sums)
+    A r;
+    r.a = __ldcg(&p[i].a);
+    r.b = __ldcg(&p[i].b);
+    return r;
   } else {
     A r;
     r.value = load_other_block(reinterpret_cast<decltype(r.value)*>(&p[i].value), 0);

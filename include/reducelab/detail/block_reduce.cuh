@@ -25,6 +25,11 @@ __device__ __forceinline__ A shuffle_down(A v, unsigned offset) {
     A r;
     r.bits = static_cast<std::uint16_t>(__shfl_down_sync(kFullMask, static_cast<unsigned>(v.bits), offset));
     return r;
+  } else if constexpr (requires { A::kTwoDoubles; }) {  // a pair of doubles (exact piece sums)
+    A r;
+    r.a = __shfl_down_sync(kFullMask, v.a, offset);
+    r.b = __shfl_down_sync(kFullMask, v.b, offset);
+    return r;
   } else {  // ArgResult<T>: value and index travel separately
     A r;
     r.value = shuffle_down(v.value, offset);

@@ -24,7 +24,10 @@ inline constexpr std::size_t kPartialSlots = kMaxPartials;
 inline constexpr std::size_t kPartialSlotBytes = 16;  // the largest accumulator (ArgResult<double>)
 inline constexpr std::size_t kExactBytes = 1024;      // >= kExactWords (agent_exact.cuh) * 8
 inline constexpr std::size_t kPieceTickets = 2048;    // column groups of one reduce_axis launch
-inline constexpr std::size_t kPieceBytes = kPieceTickets * 32 * kPartialSlotBytes;  // 1 MiB
+inline constexpr std::size_t kPieceRedoSlots = std::size_t(1) << 16;  // reduce_axis's exact sums: pieces to redo
+inline constexpr std::size_t kPiecePartialBytes = kPieceTickets * 32 * kPartialSlotBytes;  // 1 MiB
+// The column partials, then a redo counter, a ticket and kPieceRedoSlots piece numbers (64-bit words).
+inline constexpr std::size_t kPieceBytes = kPiecePartialBytes + (kPieceRedoSlots + 2) * 8;
 
 // Looks up or creates the workspace of the current device and `stream`. Works while `stream` is
 // being captured into a graph (the allocation happens outside the capture, the zeroing is

@@ -1,0 +1,188 @@
+#pragma once
+// Exact floating-point sums and means of many pieces at once (reduce_axis, reduce_segments),
+// built on exact_sum.cuh's arithmetic. Read by nvcc, by g++ (SIMT) and by the CPU backend.
+//
+// A piece's running sum is an ExactPair: the unevaluated sum a + b of two doubles, updated with
+// ExactCarry's TwoSum steps, which is the exact sum of what it has taken in as long as no step
+// leaves a remainder. The pair is an accumulator like any other (identity, lift, combine,
+// finish), and since it is exact its combine is associative: the pieces take the order-free
+// kernels (columns in bands, rows a few lanes each), and any grouping gives the same bits.
+//
+// Rarely, a step leaves a remainder the pair cannot hold (values whose exponents lie far
+// apart, with cancellation; or a double sum past DBL_MAX on the way). The pair then turns
+// "lost", the kernel does not write that piece but lists it in the workspace, and
+// reduceRedoPieces sums the listed pieces again with a block each and the full digits of
+// exact_sum.cuh, as reducelab::reduce does. If more pieces are lost than the list holds, it
+// redoes every piece. Either way the result is the correctly rounded exact sum.
+//
+// Infinities and NaN travel as a "special" pair (a is NaN, b holds the flags of exact_sum.cuh):
+// the result then follows from the flags alone (NaN, or an infinity), as exact_result rules.
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "reducelab/detail/exact_sum.cuh"
+#include "reducelab/detail/reduce_ops.cuh"
+
+namespace reducelab::detail {
+
+// A pair that lost part of its sum (the piece is redone with digits).
+inline constexpr unsigned kPairLost = 16u;
+
+struct ExactPair {
+  static constexpr bool kTwoDoubles = true;  // shuffled and loaded as two doubles (block_reduce.cuh)
+  double a;
+  double b;
+};
+
+RL_HD_INLINE bool pair_is_special(const ExactPair& p) { return p.a != p.a; }
+RL_HD_INLINE unsigned pair_flags(const ExactPair& p) { return static_cast<unsigned>(p.b); }
+RL_HD_INLINE ExactPair special_pair(unsigned flags) {
+  return ExactPair{std::numeric_limits<double>::quiet_NaN(), static_cast<double>(flags)};
+}
+
+// a + b (an exact pair, not special) rounded once to nearest-even into Out (float or double).
+// TwoSum gives s + e == a + b with s the double nearest; for float, s is first moved to the odd
+// neighbour on e's side when e != 0 (rounding to odd at 53 bits), so the conversion to 24 bits
+// cannot round twice the wrong way.
+template <class Out>
+RL_HD_INLINE Out round_exact_pair(double a, double b) {
+  double s, e;
+  two_sum(a, b, s, e);
+  if (s == 0) {  // an exact zero: -0 only when every element was -0 (a stayed -0)
+    const bool negative = a == 0 && (bits_of_double(a) >> 63) != 0 && b == 0;
+    return negative ? -Out(0) : Out(0);
+  }
+  if (!finite_double(s)) return static_cast<Out>(s);  // past DBL_MAX: rounds to an infinity
+  if constexpr (sizeof(Out) == sizeof(double)) {
+    return s;
+  } else {
+    if (e != 0) {
+      std::uint64_t u = bits_of_double(s);
+      if ((u & 1u) == 0) u = ((e > 0) == (s > 0)) ? u + 1 : u - 1;
+      s = double_from_bits(u);
+    }
+    return static_cast<Out>(s);
+  }
+}
+
+// (a + b) / n (an exact pair, not special) rounded once: the pair into a few digits, then
+// exact_result, as reducelab::reduce rounds its digits.
+template <class T, class Out>
+RL_HD_INLINE Out exact_pair_mean(double a, double b, std::uint64_t n) {
+  using X = ExactTraits<T>;
+  const bool only_negative_zeros = a == 0 && (bits_of_double(a) >> 63) != 0 && b == 0;
+  const unsigned flags = only_negative_zeros ? 0u : kSawNonNegZero;
+  if (a == 0 && b == 0) return exact_result<T, Out>(static_cast<const std::int64_t*>(nullptr), -1, -1, flags, n, nullptr);
+  std::int64_t digits[X::kDigits];
+  std::uint32_t words[X::kDigits + 4];
+  const double parts[2] = {a, b};
+  int lo = X::kDigits, hi = -1;
+  for (int k = 0; k < 2; ++k) {
+    const double v = parts[k];
+    if (v == 0) continue;
+    const DigitPieces q = pieces_of(v, X::kBase);
+    lo = q.digit < lo ? q.digit : lo;
+    hi = q.digit + 2 > hi ? q.digit + 2 : hi;
+  }
+  const int top = hi + 3 < X::kDigits ? hi + 3 : X::kDigits;  // exact_result reads up to last + 2
+  for (int i = lo; i < top; ++i) digits[i] = 0;
+  for (int k = 0; k < 2; ++k) add_to_digits(digits, parts[k], X::kBase);
+  int first = -1, last = -1;
+  for (int i = lo; i < top; ++i)
+    if (digits[i] != 0) {
+      if (first < 0) first = i;
+      last = i;
+    }
+  return exact_result<T, Out>(digits, first, last, flags, n, words);
+}
+
+// The accumulator of exact piece sums (Op is op::sum or op::mean of a floating-point T).
+template <class T, class Op>
+struct ExactPieceSemantics {
+  using Acc = ExactPair;
+  using Inner = ExactPair;
+  using Out = result_t<T, Op>;
+  static constexpr bool order_free = true;  // the pair is exact: any grouping, the same bits
+  static constexpr bool has_atomic_combine = false;
+  static constexpr bool exact_pieces = true;
+  static constexpr bool kMean = std::is_same_v<Op, op::mean>;
+  RL_HD_INLINE static Acc identity() { return ExactPair{-0.0, 0.0}; }
+  RL_HD_INLINE static Inner inner_identity() { return identity(); }
+  RL_HD_INLINE static Inner lift(T x, std::uint64_t) {
+    const double v = static_cast<double>(widen(x));
+    return finite_double(v) ? ExactPair{v, 0.0} : special_pair(special_flag(v));
+  }
+  RL_HD_INLINE static Acc combine(Acc p, Acc q) {
+    const bool ps = pair_is_special(p), qs = pair_is_special(q);
+    if (ps || qs) return special_pair((ps ? pair_flags(p) : 0u) | (qs ? pair_flags(q) : 0u));
+    ExactCarry c;
+    c.a = p.a;
+    c.b = p.b;
+    bool lost = false;
+    ExactCarry other;
+    other.a = q.a;
+    other.b = q.b;
+    c.merge(other, [&](double v) { lost = lost || v != 0; });
+    if (lost) return special_pair(kPairLost);
+    return ExactPair{c.a, c.b};
+  }
+  RL_HD_INLINE static Inner inner_combine(Inner a, Inner b) { return combine(a, b); }
+  RL_HD_INLINE static Acc absorb(Acc a, Inner b) { return combine(a, b); }
+  // N elements at once: when their exponents lie close enough together that summing them one by
+  // one in plain double is exact (tile_sum_is_exact, as reduceExact's tiles), that sum joins the
+  // pair with one merge instead of N; otherwise (or with an infinity or NaN) one by one.
+  template <unsigned N>
+  RL_HD_INLINE static Acc absorb_batch(Acc acc, const T* v) {
+    if constexpr (!std::is_same_v<T, double>) {
+      constexpr unsigned kShift = std::is_same_v<T, float> ? 23 : (std::is_same_v<T, half> ? 10 : 7);
+      constexpr unsigned kSpecial = std::is_same_v<T, half> ? 0x1f : 0xff;
+      constexpr int kLog2 = N <= 1 ? 0 : N <= 2 ? 1 : N <= 4 ? 2 : N <= 8 ? 3 : N <= 16 ? 4 : N <= 32 ? 5 : 6;
+      static_assert(N <= 64, "tile_sum_is_exact is asked for at most 64 elements");
+      std::uint32_t most = 0, least = 0xffffffffu;
+      for (unsigned j = 0; j < N; ++j) {
+        std::uint32_t m;
+        if constexpr (std::is_same_v<T, float>) m = bits_of_float(v[j]) & 0x7fffffffu;
+        else m = v[j].bits & 0x7fffu;
+        most = m > most ? m : most;
+        least = m - 1u < least ? m - 1u : least;  // zeros wrap to the top and drop out
+      }
+      const int emax = static_cast<int>(most >> kShift), emin = static_cast<int>(least >> kShift);
+      if (emax < static_cast<int>(kSpecial) && tile_sum_is_exact<T>(emin, emax, kLog2)) {
+        double sum = -0.0;  // -0 + -0 stays -0: an all-(-0) batch keeps its sign
+        for (unsigned j = 0; j < N; ++j) sum += static_cast<double>(widen(v[j]));
+        return combine(acc, ExactPair{sum, 0.0});
+      }
+    }
+    for (unsigned j = 0; j < N; ++j) acc = combine(acc, lift(v[j], 0));
+    return acc;
+  }
+  // Whether the pair lost part of its sum and no infinity or NaN decides the result anyway.
+  RL_HD_INLINE static bool needs_redo(const Acc& p) {
+    return pair_is_special(p) && pair_flags(p) == kPairLost;
+  }
+  RL_HD_INLINE static Out finish(Acc p, std::uint64_t n) {
+    if (n == 0) return kMean ? std::numeric_limits<Out>::quiet_NaN() : Out(0);
+    if (pair_is_special(p)) {
+      const unsigned f = pair_flags(p);
+      if ((f & kSawNaN) || ((f & kSawPosInf) && (f & kSawNegInf))) return std::numeric_limits<Out>::quiet_NaN();
+      if (f & kSawPosInf) return std::numeric_limits<Out>::infinity();
+      if (f & kSawNegInf) return -std::numeric_limits<Out>::infinity();
+      return std::numeric_limits<Out>::quiet_NaN();  // lost: never written (needs_redo)
+    }
+    if constexpr (kMean) return exact_pair_mean<T, Out>(p.a, p.b, n);
+    else return round_exact_pair<Out>(p.a, p.b);
+  }
+};
+
+template <class Sem, class = void>
+struct is_exact_pieces : std::false_type {};
+template <class Sem>
+struct is_exact_pieces<Sem, std::void_t<decltype(Sem::exact_pieces)>> : std::bool_constant<Sem::exact_pieces> {};
+
+// The accumulator reduce_axis and reduce_segments use for Op over T: exact pairs for
+// floating-point sums and means, reducelab::reduce's semantics for everything else.
+template <class T, class Op>
+using piece_semantics_t = std::conditional_t<exact_sum_v<T, Op>, ExactPieceSemantics<T, Op>, semantics_t<T, Op>>;
+
+}  // namespace reducelab::detail

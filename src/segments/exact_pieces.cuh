@@ -1,0 +1,126 @@
+#pragma once
+// The GPU side of exact piece sums (exact_pair.cuh has the pair): how a kernel writes or lists a
+// piece, and reduceRedoPieces, which sums the listed pieces again with digits. nvcc and g++ (SIMT).
+#include <cstdint>
+
+#include "reducelab/detail/agent_exact.cuh"
+#include "segments/exact_pair.cuh"
+#include "segments/pieces.hpp"
+
+namespace reducelab::detail {
+
+// The redo list in the workspace's pieces area: word 0 counts lost pieces, word 1 is the redo
+// kernel's ticket, words 2.. hold up to kRedoSlots piece numbers. Zero between launches.
+inline constexpr std::uint64_t kRedoSlots = 1u << 16;
+
+// The slots the kernels use: kRedoSlots on the GPU. The SIMT runner can lower it (never raise
+// it) so that tests reach the list's overflow path with a few hundred pieces instead of 65537.
+#if RL_SIMT
+inline std::uint64_t simt_redo_slots = kRedoSlots;
+__device__ __forceinline__ std::uint64_t redo_slots() { return simt_redo_slots < kRedoSlots ? simt_redo_slots : kRedoSlots; }
+#else
+__device__ __forceinline__ std::uint64_t redo_slots() { return kRedoSlots; }
+#endif
+
+// Folds N loaded elements into `acc`: exact pairs take them as a batch (absorb_batch), other
+// operations one by one through an Inner (index_of(k): element k's index in its piece).
+template <class Sem, unsigned N, class T, class IndexOf>
+__device__ __forceinline__ typename Sem::Acc absorb_elements(typename Sem::Acc acc, const T* v, IndexOf index_of) {
+  if constexpr (is_exact_pieces<Sem>::value) {
+    return Sem::template absorb_batch<N>(acc, v);
+  } else {
+    typename Sem::Inner in = Sem::inner_identity();
+#pragma unroll
+    for (unsigned k = 0; k < N; ++k) in = Sem::inner_combine(in, Sem::lift(v[k], index_of(k)));
+    return Sem::absorb(acc, in);
+  }
+}
+
+// Writes piece p's result, or (an exact pair that lost part of its sum) lists p for the redo.
+template <class Sem>
+__device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, std::uint64_t p,
+                                            const typename Sem::Acc& v, std::uint64_t length,
+                                            rl::gmem<unsigned long long> redo) {
+  if constexpr (is_exact_pieces<Sem>::value) {
+    if (Sem::needs_redo(v)) {
+      const unsigned long long slot = atomicAdd(&redo[0], 1ull);
+      if (slot < redo_slots()) redo[2 + slot] = p;
+      return;
+    }
+  }
+  output[p] = Sem::finish(v, length);
+}
+
+// Launch with kThreads threads and any grid, after the kernels that listed pieces in `redo`:
+// block b sums listed pieces b, b + gridDim.x, ... exactly (digits in shared memory, as
+// reduceExact does), or every piece when the list overflowed; the last block clears the list.
+template <class T, class Out, bool kMean>
+__global__ void __launch_bounds__(kThreads)
+    reduceRedoPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
+                     rl::gmem<const std::int64_t> end, rl::gmem<unsigned long long> redo, rl::gmem<Out> output) {
+  constexpr int kD = ExactTraits<T>::kDigits;
+  constexpr std::uint64_t kStrip = std::uint64_t(1) << 24;  // elements between carries of the digits
+  __shared__ unsigned long long digit_storage[kD];
+  rl::smem<unsigned long long> digits = digit_storage;
+  __shared__ unsigned misc_storage[5];  // the piece's flags, (unused), digit masks
+  rl::smem<unsigned> misc = misc_storage;
+  __shared__ unsigned long long listed_storage[1];
+  rl::smem<unsigned long long> listed_at = listed_storage;
+  wait_for_producer();
+  // One read of the count per block, shared: every thread of the block walks the same pieces,
+  // and no thread reads the count after the last block has cleared it.
+  if (threadIdx.x == 0) listed_at[0] = redo[0];
+  __syncthreads();
+  const unsigned long long listed = listed_at[0];
+  const bool every = listed > redo_slots();
+  const std::uint64_t todo = every ? pieces.count : listed;
+  const BlockDigits<T> spill{digits};
+  for (std::uint64_t i = blockIdx.x; i < todo; i += gridDim.x) {
+    const std::uint64_t p = every ? i : static_cast<std::uint64_t>(redo[2 + i]);
+    std::uint64_t first = 0, length = 0;
+    if (pieces.offsets) {
+      const std::int64_t b = begin[p], e = end[p];
+      length = segment_length(b, e);
+      first = length ? static_cast<std::uint64_t>(b) : 0;
+    } else {
+      first = p * pieces.step;
+      length = pieces.length;
+    }
+    if (threadIdx.x < static_cast<unsigned>(kD)) digits[threadIdx.x] = 0ull;
+    if (threadIdx.x == 0) misc[0] = 0u;
+    __syncthreads();
+    const rl::gmem<const T> x = input + first;
+    ExactCarry carry;
+    for (std::uint64_t strip = 0; strip < length; strip += kStrip) {
+      const std::uint64_t stop = length - strip < kStrip ? length : strip + kStrip;
+      for (std::uint64_t e = strip + threadIdx.x; e < stop; e += kThreads) {
+        const T v = x[e * pieces.stride];
+        carry.add(exact_value(v), spill);
+      }
+      __syncthreads();
+      if (threadIdx.x == 0)  // carry every digit but the top into [0, 2^32): no int64 overflows
+        for (int d = 0; d + 1 < kD; ++d) {
+          const auto s = static_cast<long long>(digits[d]);
+          const long long c = s >> 32;
+          digits[d] = static_cast<unsigned long long>(s - c * (1ll << 32));
+          digits[d + 1] += static_cast<unsigned long long>(c);
+        }
+      __syncthreads();
+    }
+    const unsigned seen = warp_finish<T>(carry, digits);
+    if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
+    __syncthreads();
+    const unsigned flags = misc[0];
+    write_result<T, Out, kMean>(digits, flags, length, misc + 2, output + p);
+    __syncthreads();  // digits and misc are reused by the next piece
+  }
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(&redo[1], 1ull) == gridDim.x - 1ull) {
+      redo[0] = 0ull;
+      redo[1] = 0ull;
+    }
+  }
+}
+
+}  // namespace reducelab::detail
