@@ -306,7 +306,7 @@ Report run_gpu(const Plan& plan_in, Device& device) {
     report.empty_launch_us[mode] =
         floor_us(device, mode, empty, 101, plan.batch > 0 ? plan.batch : batch_calls(0));
   for (Impl impl : plan.impls)
-    if (!info(impl).note.empty()) note_once(report, fmt::format("{}: {}", name(impl), info(impl).note));
+    if (const ImplInfo& row = bench::info(impl); !row.note.empty()) note_once(report, fmt::format("{}: {}", row.name, row.note));
   add_absence_notes(report, false);
   for (const auto& [elem, ops] : by_elem(plan.cases))
     core::with_dtype(elem, [&]<class T>() { sweep_elem_gpu<T>(report, device, elem, ops); });
