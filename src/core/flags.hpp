@@ -1,7 +1,8 @@
 #pragma once
 // Element types, operations and lists as flags name them, read through the tables of
-// core/dtype.hpp and core/ops.hpp: one parser for every command (the lab's and `bench --gpus`). A name that is not in the table (or not in the
-// subset the command takes) is a UsageError "FLAG VALUE: unknown dtype; choose ...".
+// core/dtype.hpp and core/ops.hpp: one parser for every command (the lab's and `bench --gpus`).
+// A name that is not in the table (or not in the subset the command takes) is a UsageError
+// (core/usage_error.hpp) "FLAG VALUE: unknown dtype; choose ...".
 #include <string>
 #include <vector>
 
