@@ -51,12 +51,12 @@ struct Case {
 // (bench_calls.hpp), and the roles the sweep gives it.
 struct ImplInfo {
   std::string_view name;
-  std::string_view description;  // for --help: what is called
+  std::string_view description{};  // for --help: what is called
   bool cpu = false;          // also runs with --backend cpu (as reducelab::cpu::reduce)
   bool host_result = false;  // its Call hands the result to host memory (thrust)
   bool cpu_bits = false;     // its floating-point sums must equal reducelab::cpu::reduce's bits
   bool baseline = false;     // the row every other row's ratio_to_cub is taken against
-  std::string_view note;     // said once in the notes of a run that times it
+  std::string_view note{};   // said once in the notes of a run that times it
   // Why it has no row for a case on a GPU; "" where it has one.
   std::string_view (*absent)(const Case&) = nullptr;
   std::unique_ptr<Call> (*make)(const Case&, const void* input, std::size_t n, void* result, void* stream) = nullptr;
