@@ -67,30 +67,28 @@ void Recorder::enter(std::uint64_t block, unsigned thread, unsigned warp, unsign
     first_warp_order_.push_back(step);
   masks_[MaskKey{static_cast<int>(step), block, warp}] |= 1u << lane;
   if (auto [it, fresh] = live_.try_emplace(MaskKey{static_cast<int>(step), block, warp}, live); !fresh) it->second &= live;
+  set_step(block, thread, static_cast<int>(step));
+}
+
+void Recorder::set_step(std::uint64_t block, unsigned thread, int step) {
   ThreadState& t = threads_[thread_key(block, thread)];
-  t.step = static_cast<int>(step);
+  t.step = step;
   t.visits.clear();
 }
 
 void Recorder::leave(std::uint64_t block, unsigned thread) {
   std::lock_guard lock(mutex_);
-  ThreadState& t = threads_[thread_key(block, thread)];
-  t.step = kOutside;
-  t.visits.clear();
+  set_step(block, thread, kOutside);
 }
 
 void Recorder::attribute(std::uint64_t block, unsigned thread, unsigned step) {
   std::lock_guard lock(mutex_);
-  ThreadState& t = threads_[thread_key(block, thread)];
-  t.step = static_cast<int>(step);
-  t.visits.clear();
+  set_step(block, thread, static_cast<int>(step));
 }
 
 void Recorder::exclude(std::uint64_t block, unsigned thread) {
   std::lock_guard lock(mutex_);
-  ThreadState& t = threads_[thread_key(block, thread)];
-  t.step = kExcluded;
-  t.visits.clear();
+  set_step(block, thread, kExcluded);
 }
 
 void Recorder::on_access(const simt::AccessEvent& e) {

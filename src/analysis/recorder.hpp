@@ -115,6 +115,9 @@ class Recorder final : public simt::AccessObserver {
  private:
   static constexpr int kOutside = -1;
   static constexpr int kExcluded = -2;
+  // The thread's accesses count toward `step` (or kOutside, kExcluded) from now on; the caller
+  // holds mutex_.
+  void set_step(std::uint64_t block, unsigned thread, int step);
   struct ThreadState {
     int step = kOutside;
     std::map<std::uint64_t, unsigned> visits;  // site -> times reached in the current step

@@ -360,7 +360,7 @@ int run_cli(int argc, char** argv) {
   bench->add_option("--step", bargs.step, "factor between the sizes of a range (default 4)");
   bench->add_option("--dtypes", bargs.dtypes, "int8..int64, uint8..uint64, half, bf16, float, double (default: int32/float/double, then half and bf16 sums)");
   bench->add_option("--ops", bargs.ops, "sum, min, max (default: sum, min and max; sums only for half and bf16)");
-  bench->add_option("--impls", bargs.impls, "reducelab, reducelab-nondet, cub, thrust (default: all)");
+  bench->add_option("--impls", bargs.impls, lab::bench::impl_help());
   bench->add_option("--repeat,--repeats", bargs.repeats, "timed repeats per row (default 20 on a GPU, 10 on the CPU)");
   std::string bseed_text = "1";
   bench->add_option("--seed", bseed_text, "input seed")->capture_default_str();

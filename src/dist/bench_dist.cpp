@@ -17,6 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "core/flags.hpp"
+#include "core/sizes.hpp"
+#include "core/usage_error.hpp"
 #include "dist/bench_dist.hpp"
 #include "dist/bench_dist_cuda.hpp"
 #include "fmt/format.h"
@@ -28,9 +31,7 @@ namespace reducelab::dist::bench {
 
 namespace {
 
-struct Usage : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using Usage = rl::core::UsageError;
 struct Failed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -45,33 +46,16 @@ void ck(const Status& s) {
   if (!s) throw Failed(s.message());
 }
 
-std::uint64_t parse_size(const std::string& s) {
-  try {
-    if (auto c = s.find('^'); c != std::string::npos) {
-      if (s.substr(0, c) != "2") throw Usage("");
-      const int e = std::stoi(s.substr(c + 1));
-      if (e < 0 || e > 40) throw Usage("");
-      return std::uint64_t(1) << e;
-    }
-    std::size_t pos = 0;
-    const unsigned long long v = std::stoull(s, &pos);
-    if (pos != s.size() || v == 0) throw Usage("");
-    return v;
-  } catch (const std::exception&) {
-    throw Usage(fmt::format("bench --gpus: {} is not a size (write 2^24 or 16777216)", s));
-  }
-}
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string x; std::getline(ss, x, ',');)
-    if (!x.empty()) out.push_back(x);
-  return out;
-}
-std::vector<std::uint64_t> sizes_of(const std::string& s, std::vector<std::uint64_t> fallback) {
+// A list of sizes as every command takes them (core/sizes.hpp: 2^24, 1<<24, 16M, 16777216).
+std::vector<std::uint64_t> sizes_of(const std::string& flag, const std::string& s, std::vector<std::uint64_t> fallback) {
   if (s.empty()) return fallback;
   std::vector<std::uint64_t> out;
-  for (const auto& x : split_list(s)) out.push_back(parse_size(x));
+  for (const auto& x : rl::core::split_list(s)) {
+    const std::size_t n = rl::core::parse_size("bench --gpus: " + flag, x, s);
+    if (n == 0) throw Usage(fmt::format("bench --gpus: {} {}: a size must be at least 1", flag, s));
+    out.push_back(n);
+  }
+  if (out.empty()) throw Usage(fmt::format("bench --gpus: {} {}: no size given", flag, s));
   return out;
 }
 
@@ -380,6 +364,20 @@ int Bench::run() {
   const char* ompi = std::getenv("OMPI_COMM_WORLD_SIZE");
   const char* pmi = std::getenv("PMI_SIZE");
   mpi_ = (ompi && std::atoi(ompi) > 1) || (pmi && std::atoi(pmi) > 1);
+  // The flags first, through the parsers every command shares (core/flags.hpp, core/sizes.hpp).
+  strong_ = sizes_of("--sizes", a_.sizes, {1ull << 20, 1ull << 24, 1ull << 28, 1ull << 30});
+  weak_ = sizes_of("--weak", a_.weak, {1ull << 20, 1ull << 22, 1ull << 24, 1ull << 26, 1ull << 28, 1ull << 30, 1ull << 31});
+  using rl::core::Dtype;
+  const auto dtypes = a_.dtypes.empty() ? std::vector<Dtype>{Dtype::float32}
+                                        : rl::core::dtype_list_flag("bench --gpus: --dtypes", a_.dtypes, rl::core::Rows::all);
+  for (Dtype d : dtypes)
+    if (d != Dtype::float32 && d != Dtype::float64 && d != Dtype::int32)
+      throw Usage(fmt::format("bench --gpus: --dtypes {}: choose float, double or int32", rl::core::name(d)));
+  const auto ops = a_.ops.empty() ? std::vector<rl::core::OpKind>{rl::core::OpKind::sum}
+                                  : rl::core::op_list_flag("bench --gpus: --ops", a_.ops, rl::core::Rows::lab);
+  for (rl::core::OpKind o : ops)  // the CUB row's op code (kernels::cub_reduce) knows these three
+    if (o != rl::core::OpKind::sum && o != rl::core::OpKind::min && o != rl::core::OpKind::max)
+      throw Usage(fmt::format("bench --gpus: --ops {}: choose sum, min or max", rl::core::name(o)));
   if (a_.gpus < 1) throw Usage(fmt::format("bench --gpus {}: give a GPU count of at least 1", a_.gpus));
   if (mpi_) {
 #if REDUCELAB_DIST_MPI
@@ -399,10 +397,6 @@ int Bench::run() {
     if (a_.gpus > devices) throw Usage(fmt::format("bench --gpus {}: this machine has {} GPU(s)", a_.gpus, devices));
   }
   repeats_ = a_.repeats.empty() ? 20 : std::max(1, std::atoi(a_.repeats.c_str()));
-  strong_ = sizes_of(a_.sizes, {1ull << 20, 1ull << 24, 1ull << 28, 1ull << 30});
-  weak_ = sizes_of(a_.weak, {1ull << 20, 1ull << 22, 1ull << 24, 1ull << 26, 1ull << 28, 1ull << 30, 1ull << 31});
-  auto dtypes = split_list(a_.dtypes.empty() ? "float" : a_.dtypes);
-  auto ops = split_list(a_.ops.empty() ? "sum" : a_.ops);
   cudaDeviceProp prop{};
   int dev = 0;
   cudaGetDevice(&dev);
@@ -419,20 +413,12 @@ int Bench::run() {
   if (world_rank_ == 0)
     out_ << fmt::format("reducelab bench --gpus {}: {} ({}), NCCL {}, {} repeats\n", a_.gpus, prop.name,
                         mpi_ ? "one process per GPU under mpirun" : "one process", nccl_version, repeats_);
-  for (const auto& d : dtypes)
-    for (const auto& o : ops) {
-      if (o != "sum" && o != "min" && o != "max") throw Usage(fmt::format("bench --gpus: --ops {}: choose sum, min or max", o));
-      auto go = [&](auto tag) {
-        using T = decltype(tag);
-        if (o == "sum") sweep<T, op::sum>(d, o);
-        else if (o == "min") sweep<T, op::min>(d, o);
-        else sweep<T, op::max>(d, o);
-      };
-      if (d == "float") go(float{});
-      else if (d == "double") go(double{});
-      else if (d == "int32") go(std::int32_t{});
-      else throw Usage(fmt::format("bench --gpus: --dtypes {}: choose float, double or int32", d));
-    }
+  for (const Dtype d : dtypes)
+    for (const rl::core::OpKind o : ops)
+      rl::core::with_dtype(d, [&]<class T>() {
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int32_t>)
+          rl::core::with_lab_op(o, [&]<class Op>() { sweep<T, Op>(std::string(rl::core::name(d)), std::string(rl::core::name(o))); });
+      });
   if (world_rank_ == 0 && !a_.json.empty()) {
     std::ofstream f(a_.json);
     if (!f) throw Failed(fmt::format("bench --gpus: --json {}: cannot write it", a_.json));

@@ -146,11 +146,7 @@ Result<result_t<T, Op>> chunked(const T* local, std::uint64_t local_n, const std
   const int me = t.rank(), ranks = t.size();
   const dd::Plan plan = dd::fixed_plan<T>(total);
   std::vector<rd::Ownership> own(ranks);
-  std::uint64_t off = 0;
-  for (int r = 0; r < ranks; ++r) {
-    own[r] = rd::ownership(plan, off, recs[r].n);
-    off += recs[r].n;
-  }
+  rd::ownerships(plan, recs.data(), ranks, own.data());
   const rd::Ownership& mine = own[me];
 
   // The halo: what this rank sends to owners before it, and receives from ranks after it.

@@ -65,11 +65,7 @@ Status chunked(const T* local, std::uint64_t local_n, result_t<T, Op>* output, C
 
   const dd::Plan plan = dd::fixed_plan<T>(total);
   std::vector<rd::Ownership> own(ranks);
-  std::uint64_t off = 0;
-  for (int r = 0; r < ranks; ++r) {
-    own[r] = rd::ownership(plan, off, host[r].n);
-    off += host[r].n;
-  }
+  rd::ownerships(plan, host, ranks, own.data());
   const rd::Ownership& mine = own[me];
   const std::uint64_t slots = std::max<std::uint64_t>(1, rd::most_owned(plan, host, ranks));
   if (Status s = c.parts_send.reserve(slots * sizeof(Acc)); !s) return s;

@@ -1,77 +1,87 @@
 #pragma once
-// rl::atomic_combine(op, p, v): *p = op(*p, v), atomically, for the gallery's ops and types.
+// rl::atomic_combine(op, p, v): *p = op(*p, v), atomically, for any lab op (core/ops.hpp) over
+// the gallery's accumulator types.
 //
-// CUDA: the native atomics where the hardware has them (int/long long/float/double add — long
-// long through unsigned long long, which is the same bits mod 2^64; int and long long min/max,
-// native since sm_35), and a compare-and-swap loop on the bit pattern otherwise (float/double
-// min/max). SIMT: the runtime's atomics, which cover every one of these types.
+// What every op gets: a compare-and-swap loop around its combine, on the value's bit pattern
+// (a 4- or 8-byte type). The faster paths, keyed off the op's row and the type, are the
+// hardware's own read-modify-writes. CUDA: add for int, long long (through unsigned long long,
+// the same bits mod 2^64), float and double; min and max for int and long long (native since
+// sm_35); float and double min/max take the loop. SIMT: the runtime's atomicAdd/Min/Max, which
+// cover every one of these types, for sum, min and max.
+#include <cstring>
+#include <type_traits>
+
 #include "gallery/common.cuh"
 
 namespace rl::inline RL_GALLERY_BACKEND {
 
-#if RL_SIMT
-
-template <class T>
-inline void atomic_combine(core::Sum<T>, gmem<T> p, T v) {
-  atomicAdd(p, v);
-}
-template <class T>
-inline void atomic_combine(core::Min<T>, gmem<T> p, T v) {
-  atomicMin(p, v);
-}
-template <class T>
-inline void atomic_combine(core::Max<T>, gmem<T> p, T v) {
-  atomicMax(p, v);
-}
-
-#else
-
 namespace detail {
-// *p = op(*p, v) by compare-and-swap on the bits; Bits is the unsigned integer of T's size.
-template <class Bits, class T, class Op>
-__device__ __forceinline__ void cas_combine(T* p, T v, Op op) {
+
+// The hardware's own atomic for this op and type, where it has one.
+template <core::OpKind K, class T>
+inline constexpr bool kNativeAtomic =
+#if RL_SIMT
+    K == core::OpKind::sum || K == core::OpKind::min || K == core::OpKind::max;
+#else
+    (K == core::OpKind::sum &&
+     (std::is_same_v<T, int> || std::is_same_v<T, long long> || std::is_same_v<T, float> ||
+      std::is_same_v<T, double>)) ||
+    ((K == core::OpKind::min || K == core::OpKind::max) &&
+     (std::is_same_v<T, int> || std::is_same_v<T, long long>));
+#endif
+
+#if RL_SIMT
+// The runtime's atomicCAS compares bit patterns of T itself. The first guess is the identity;
+// a wrong guess costs one more compare-and-swap and returns the value actually there.
+template <class T, class Op>
+inline void cas_combine(gmem<T> p, T v, const Op& op) {
+  T expected = Op::identity();
+  for (;;) {
+    const T seen = atomicCAS(p, expected, op(expected, v));
+    if (std::memcmp(&seen, &expected, sizeof(T)) == 0) return;
+    expected = seen;
+  }
+}
+#else
+// On the unsigned integer of T's size.
+template <class T, class Op>
+__device__ __forceinline__ void cas_combine(T* p, T v, const Op& op) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomic_combine: a 4- or 8-byte value type");
+  using Bits = std::conditional_t<sizeof(T) == 4, unsigned int, unsigned long long>;
   Bits* bits = reinterpret_cast<Bits*>(p);
   Bits old = *bits;
   for (;;) {
-    T current = __builtin_bit_cast(T, old);
-    T next = op(current, v);
+    const T current = __builtin_bit_cast(T, old);
+    const T next = op(current, v);
     if (__builtin_bit_cast(Bits, next) == old) return;  // already combined: no write needed
-    Bits seen = atomicCAS(bits, old, __builtin_bit_cast(Bits, next));
+    const Bits seen = atomicCAS(bits, old, __builtin_bit_cast(Bits, next));
     if (seen == old) return;
     old = seen;
   }
 }
+#endif
+
 }  // namespace detail
 
-__device__ __forceinline__ void atomic_combine(core::Sum<int>, int* p, int v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_combine(core::Sum<long long>, long long* p, long long v) {
-  atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-}
-__device__ __forceinline__ void atomic_combine(core::Sum<float>, float* p, float v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_combine(core::Sum<double>, double* p, double v) { atomicAdd(p, v); }
-
-__device__ __forceinline__ void atomic_combine(core::Min<int>, int* p, int v) { atomicMin(p, v); }
-__device__ __forceinline__ void atomic_combine(core::Max<int>, int* p, int v) { atomicMax(p, v); }
-__device__ __forceinline__ void atomic_combine(core::Min<long long>, long long* p, long long v) {
-  atomicMin(p, v);
-}
-__device__ __forceinline__ void atomic_combine(core::Max<long long>, long long* p, long long v) {
-  atomicMax(p, v);
-}
-
-__device__ __forceinline__ void atomic_combine(core::Min<float> op, float* p, float v) {
-  detail::cas_combine<unsigned int>(p, v, op);
-}
-__device__ __forceinline__ void atomic_combine(core::Max<float> op, float* p, float v) {
-  detail::cas_combine<unsigned int>(p, v, op);
-}
-__device__ __forceinline__ void atomic_combine(core::Min<double> op, double* p, double v) {
-  detail::cas_combine<unsigned long long>(p, v, op);
-}
-__device__ __forceinline__ void atomic_combine(core::Max<double> op, double* p, double v) {
-  detail::cas_combine<unsigned long long>(p, v, op);
-}
-
+template <class Op, class T>
+__device__ __forceinline__ void atomic_combine(const Op& op, gmem<T> p, std::type_identity_t<T> v) {
+  constexpr core::OpKind kind = Op::kind;
+  if constexpr (!detail::kNativeAtomic<kind, T>) {
+    detail::cas_combine(p, v, op);
+  } else if constexpr (kind == core::OpKind::sum) {
+#if RL_SIMT
+    atomicAdd(p, v);
+#else
+    if constexpr (std::is_same_v<T, long long>)
+      atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+    else
+      atomicAdd(p, v);
 #endif
+  } else if constexpr (kind == core::OpKind::min) {
+    atomicMin(p, v);
+  } else {
+    atomicMax(p, v);
+  }
+}
 
 }  // namespace rl::inline RL_GALLERY_BACKEND

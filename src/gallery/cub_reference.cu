@@ -3,9 +3,10 @@
 // measured against, on the same device in the same process.
 //
 // DeviceReduce::Sum / Min / Max where the input and accumulator types agree, DeviceReduce::Reduce
-// with the reducelab op and identity where they do not (int32 accumulated as int64). Temp
-// storage is carved from the launcher's scratch: the registry declares cub_scratch_bound(n)
-// bytes (geometry.hpp; its entry: cub_reference.hpp), the launcher queries CUB's exact need and throws if the bound is short.
+// with the op's combine and identity otherwise (int32 accumulated as int64, an op CUB has no
+// entry point for). Temp storage is carved from the launcher's scratch: the registry declares
+// cub_scratch_bound(n) bytes (geometry.hpp; its entry: cub_reference.hpp), the launcher queries
+// CUB's exact need and throws if the bound is short.
 #include <cub/device/device_reduce.cuh>
 
 #include <string>
@@ -23,16 +24,15 @@ template <class In, class Acc, class Op>
 cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, const In* in, Acc* out, std::size_t n,
                        cudaStream_t stream) {
   using core::OpKind;
-  if constexpr (std::is_same_v<In, Acc>) {
-    if constexpr (Op::kind == OpKind::sum)
-      return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, stream);
-    else if constexpr (Op::kind == OpKind::min)
-      return cub::DeviceReduce::Min(temp, temp_bytes, in, out, n, stream);
-    else
-      return cub::DeviceReduce::Max(temp, temp_bytes, in, out, n, stream);
-  } else {
+  constexpr bool same = std::is_same_v<In, Acc>;
+  if constexpr (same && Op::kind == OpKind::sum)
+    return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, stream);
+  else if constexpr (same && Op::kind == OpKind::min)
+    return cub::DeviceReduce::Min(temp, temp_bytes, in, out, n, stream);
+  else if constexpr (same && Op::kind == OpKind::max)
+    return cub::DeviceReduce::Max(temp, temp_bytes, in, out, n, stream);
+  else  // a wider accumulator, or an op CUB has no entry point for: the op's combine and identity
     return cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, n, Op{}, Op::identity(), stream);
-  }
 }
 
 template <class In, class Acc, class Op>

@@ -59,16 +59,19 @@ __device__ T warp_shuffle(T v, const Op& op, unsigned scale = 1) {
 // __reduce_min_sync, __reduce_max_sync exist for 32-bit integers only. A long long sum is split
 // into a low 16-bit, a middle 16-bit and a high 32-bit part: the 16-bit parts cannot overflow
 // 32 bits over 32 lanes, the high part only matters mod 2^32, so three reductions give the sum
-// mod 2^64 exactly. Other types and ops (float, double, long long min/max) fall back to shuffles.
+// mod 2^64 exactly. Other types and ops (float, double, long long min/max, and any op without a
+// redux instruction) take the shuffle tree of the op's combine.
 // The one-instruction reduction is one probed step, named by its smallest stride (`scale`).
 template <class T, class Op>
 __device__ T warp_reduce_sync(T v, const Op& op, unsigned scale = 1) {
-  if constexpr (std::is_same_v<T, int>) {
+  constexpr core::OpKind kind = Op::kind;
+  constexpr bool redux = kind == core::OpKind::sum || kind == core::OpKind::min || kind == core::OpKind::max;
+  if constexpr (std::is_same_v<T, int> && redux) {
     const rl::probe::Step probe(scale);
-    if constexpr (Op::kind == core::OpKind::sum) return __reduce_add_sync(kFullMask, v);
-    else if constexpr (Op::kind == core::OpKind::min) return __reduce_min_sync(kFullMask, v);
+    if constexpr (kind == core::OpKind::sum) return __reduce_add_sync(kFullMask, v);
+    else if constexpr (kind == core::OpKind::min) return __reduce_min_sync(kFullMask, v);
     else return __reduce_max_sync(kFullMask, v);
-  } else if constexpr (std::is_same_v<T, long long> && Op::kind == core::OpKind::sum) {
+  } else if constexpr (std::is_same_v<T, long long> && kind == core::OpKind::sum) {
     const rl::probe::Step probe(scale);
     const unsigned long long u = static_cast<unsigned long long>(v);
     const unsigned lo = static_cast<unsigned>(u & 0xffffu);

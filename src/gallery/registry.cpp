@@ -82,7 +82,10 @@ Footprint footprint(const Entry& e, std::size_t n, unsigned block, Dtype d, Accu
 
 bool deterministic(const Entry& e, Dtype d, OpKind op) {
   if (e.constraints.unsafe) return false;
-  if (e.constraints.float_atomics) return core::is_integer(d) || op != OpKind::sum;
+  // Atomics combine in whatever order the blocks arrive: the same bits for integers (their ops
+  // are exact) and for min and max (the result is one of the inputs); any other floating-point
+  // op, sums first, rounds differently from run to run.
+  if (e.constraints.float_atomics) return core::is_integer(d) || op == OpKind::min || op == OpKind::max;
   return e.constraints.deterministic;
 }
 

@@ -9,6 +9,7 @@
 // Pieces: bench_plan.cpp (flags -> Plan), bench_measure.cpp (Plan -> Report: inputs, exact
 // references, verdicts, the sweeps, derived columns), bench_report.cpp (Report -> table, CSV,
 // JSON). Writing files and plotting belong to the CLI (src/cli/bench_command.cpp).
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -16,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lab/bench_calls.hpp"
@@ -26,7 +28,12 @@
 
 namespace rl::lab::bench {
 
-enum class Impl { reducelab, reducelab_nondet, cub, thrust };  // one per row of impls()
+// An implementation bench times, known by its row's name (impls(), bench_plan.cpp): the row is
+// the one place an implementation is declared.
+struct Impl {
+  std::string_view name;
+  auto operator<=>(const Impl&) const = default;
+};
 
 // The timing modes of lab/measure.hpp. On the CPU backend there is one mode of its own, a
 // steady clock around each call (a Row's `cpu`), named "wall".
@@ -40,19 +47,31 @@ struct Case {
 };
 
 // The implementations bench times, one row each, in report order (bench_plan.cpp): the name
-// --impls takes, the cases it has rows for, and the factory of its Call (bench_calls.hpp).
+// --impls takes, what it is, the cases it has rows for, the factory of its Call
+// (bench_calls.hpp), and the roles the sweep gives it.
 struct ImplInfo {
-  Impl id;
   std::string_view name;
+  std::string_view description{};  // for --help: what is called
   bool cpu = false;          // also runs with --backend cpu (as reducelab::cpu::reduce)
   bool host_result = false;  // its Call hands the result to host memory (thrust)
+  bool cpu_bits = false;     // its floating-point sums must equal reducelab::cpu::reduce's bits
+  bool baseline = false;     // the row every other row's ratio_to_cub is taken against
+  std::string_view note{};   // said once in the notes of a run that times it
   // Why it has no row for a case on a GPU; "" where it has one.
   std::string_view (*absent)(const Case&) = nullptr;
   std::unique_ptr<Call> (*make)(const Case&, const void* input, std::size_t n, void* result, void* stream) = nullptr;
+  Impl id() const { return Impl{name}; }
 };
 std::span<const ImplInfo> impls();
+// The row of an implementation; throws std::logic_error for a name without one.
 const ImplInfo& info(Impl i);
 std::string_view name(Impl i);
+// The implementation named `name` (as impls() spells it); throws std::logic_error without a row.
+Impl impl(std::string_view name);
+// The first row with a role (&ImplInfo::cpu, &ImplInfo::baseline); nullopt where none has it.
+std::optional<Impl> impl_with(bool ImplInfo::*role);
+// "reducelab (reducelab::reduce, deterministic), ...": the --impls help.
+std::string impl_help();
 
 // The flags as typed. Empty strings mean "the default".
 struct Args {
@@ -102,7 +121,7 @@ Plan parse(const Args& args);
 int batch_calls(std::size_t bytes);
 
 struct Row {
-  Impl impl = Impl::reducelab;
+  Impl impl;
   Case c;
   std::size_t n = 0, bytes = 0;  // bytes: what must be read, n x the element's size
   Mode mode = Mode::cold;

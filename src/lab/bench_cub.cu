@@ -1,6 +1,8 @@
 // The CUB rows of `reducelab bench`, the empty kernel its floors time, and the CUDA versions for the header.
 //
-// Instantiated for int32, float and double x sum, min, max, and half and bf16 sums (vendor_has).
+// Instantiated for int32, float and double x every lab op, and half and bf16 sums (vendor_has).
+// Min and max are DeviceReduce::Min and Max; an op without an entry point of its own is
+// DeviceReduce::Reduce with its core::Combine and identity.
 // Sums return reducelab's accumulator type: DeviceReduce::Sum where it is the element type
 // (float, double), DeviceReduce::Reduce with cuda::std::plus<Acc> and Acc(0) where it is wider
 // (int32 -> int64, half/bf16 -> float). CUB still reads the elements as they are stored, so it
@@ -37,8 +39,11 @@ cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, const In* in, Out* o
       return cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, n, cuda::std::plus<Out>{}, Out(0), stream);
   } else if constexpr (K == OpKind::min) {
     return cub::DeviceReduce::Min(temp, temp_bytes, in, out, n, stream);
-  } else {
+  } else if constexpr (K == OpKind::max) {
     return cub::DeviceReduce::Max(temp, temp_bytes, in, out, n, stream);
+  } else {  // an op CUB has no entry point for: its combine and identity
+    using Op = core::combine_t<K, Out>;
+    return cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, n, Op{}, Op::identity(), stream);
   }
 }
 

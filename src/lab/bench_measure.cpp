@@ -173,7 +173,7 @@ void derive(Report& report) {
   for (auto& r : report.rows) {
     if (r.us_median <= 0) continue;
     for (const auto& c : report.rows)
-      if (c.impl == Impl::cub && c.c == r.c && c.n == r.n && c.mode == r.mode && c.cpu == r.cpu && c.us_median > 0)
+      if (info(c.impl).baseline && c.c == r.c && c.n == r.n && c.mode == r.mode && c.cpu == r.cpu && c.us_median > 0)
         r.ratio_to_cub = c.us_median / r.us_median;
   }
 }
@@ -220,7 +220,8 @@ void sweep_elem_gpu(Report& report, Device& device, Dtype elem, const std::vecto
   const std::size_t result_max = 16;
   Buffer result(device, result_max);
   std::vector<unsigned char> host_result(result_max), got(result_max);
-  const bool reducelab_asked = std::find(plan.impls.begin(), plan.impls.end(), Impl::reducelab) != plan.impls.end();
+  const bool cpu_bits_asked =
+      std::any_of(plan.impls.begin(), plan.impls.end(), [](Impl i) { return info(i).cpu_bits; });
 
   for (std::size_t n : sizes) {
     extend(truth, input.data(), n);
@@ -230,7 +231,7 @@ void sweep_elem_gpu(Report& report, Device& device, Dtype elem, const std::vecto
       const Expected want = expect(truth, op, core::result_dtype(elem, op));
       // reducelab's float sums must equal the CPU backend's bits.
       std::vector<unsigned char> cpu_bits;
-      const bool need_cpu_bits = is_floating(elem) && op == OpKind::sum && reducelab_asked;
+      const bool need_cpu_bits = is_floating(elem) && op == OpKind::sum && cpu_bits_asked;
       if (need_cpu_bits) {
         cpu_bits.resize(rbytes);
         cpu_reduce(elem, op, input.data(), n, cpu_bits.data());
@@ -248,7 +249,7 @@ void sweep_elem_gpu(Report& report, Device& device, Dtype elem, const std::vecto
           report.rows.push_back(row);
           continue;
         }
-        const unsigned char* same = impl == Impl::reducelab && need_cpu_bits ? cpu_bits.data() : nullptr;
+        const unsigned char* same = row_impl.cpu_bits && need_cpu_bits ? cpu_bits.data() : nullptr;
         for (Mode mode : plan.modes) {
           Row row = blank_row(impl, c, n);
           row.mode = mode;
@@ -304,9 +305,8 @@ Report run_gpu(const Plan& plan_in, Device& device) {
   for (Mode mode : plan.modes)
     report.empty_launch_us[mode] =
         floor_us(device, mode, empty, 101, plan.batch > 0 ? plan.batch : batch_calls(0));
-  if (std::find(plan.impls.begin(), plan.impls.end(), Impl::thrust) != plan.impls.end())
-    note_once(report, "thrust: thrust::reduce allocates temporary storage and copies its result to the host on "
-                      "every call; its times include both, as a caller pays them");
+  for (Impl impl : plan.impls)
+    if (const ImplInfo& row = bench::info(impl); !row.note.empty()) note_once(report, fmt::format("{}: {}", row.name, row.note));
   add_absence_notes(report, false);
   for (const auto& [elem, ops] : by_elem(plan.cases))
     core::with_dtype(elem, [&]<class T>() { sweep_elem_gpu<T>(report, device, elem, ops); });
@@ -327,12 +327,14 @@ void sweep_elem_cpu(Report& report, Dtype elem, const std::vector<OpKind>& ops) 
   const std::vector<T> input = random_input<T>(sizes.back(), plan.seed + static_cast<std::uint64_t>(elem) * 1000);
   core::Exact<T> truth;
   std::vector<unsigned char> got(16), one_thread(16);
+  const std::optional<Impl> on_cpu = impl_with(&ImplInfo::cpu);  // what reducelab::cpu::reduce is timed as
+  if (!on_cpu) throw std::logic_error("bench: no implementation in impls() runs on the CPU");
   for (std::size_t n : sizes) {
     extend(truth, input.data(), n);
     for (OpKind op : ops) {
       const Case c{elem, op};
-      if (!absent_because(Impl::reducelab, c, true).empty()) continue;
-      Row row = blank_row(Impl::reducelab, c, n);
+      if (!absent_because(*on_cpu, c, true).empty()) continue;
+      Row row = blank_row(*on_cpu, c, n);
       row.cpu = true;
       try {
         // The order depends on n alone: one thread must give the bits all cores give.

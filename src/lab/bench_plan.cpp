@@ -17,19 +17,20 @@ namespace rl::lab::bench {
 namespace {
 
 std::string_view vendor_absent(const Case& c) {
-  return vendor_has(c.elem, c.op) ? "" : "instantiated only for int32/float/double x sum/min/max and half/bf16 sums";
+  return vendor_has(c.elem, c.op) ? "" : "instantiated only for int32/float/double x the lab's ops and half/bf16 sums";
 }
 
 const ImplInfo kImpls[] = {
-    {.id = Impl::reducelab,
-     .name = "reducelab",
+    {.name = "reducelab",
+     .description = "reducelab::reduce, deterministic",
      .cpu = true,
+     .cpu_bits = true,
      .absent = [](const Case&) { return std::string_view(); },
      .make = [](const Case& c, const void* in, std::size_t n, void* result, void* stream) {
        return make_reducelab_call(c.elem, c.op, in, n, result, stream, /*deterministic=*/true);
      }},
-    {.id = Impl::reducelab_nondet,
-     .name = "reducelab-nondet",
+    {.name = "reducelab-nondet",
+     .description = "reducelab::reduce with Options{.deterministic = false}",
      .absent = [](const Case& c) {
        return is_floating(c.elem) && c.op == OpKind::sum
                   ? std::string_view()
@@ -38,15 +39,18 @@ const ImplInfo kImpls[] = {
      .make = [](const Case& c, const void* in, std::size_t n, void* result, void* stream) {
        return make_reducelab_call(c.elem, c.op, in, n, result, stream, /*deterministic=*/false);
      }},
-    {.id = Impl::cub,
-     .name = "cub",
+    {.name = "cub",
+     .description = "cub::DeviceReduce",
+     .baseline = true,
      .absent = vendor_absent,
      .make = [](const Case& c, const void* in, std::size_t n, void* result, void* stream) {
        return make_cub_call(c.elem, c.op, in, n, result, stream);
      }},
-    {.id = Impl::thrust,
-     .name = "thrust",
+    {.name = "thrust",
+     .description = "thrust::reduce, the result returned to the host",
      .host_result = true,
+     .note = "thrust::reduce allocates temporary storage and copies its result to the host on every call; its "
+             "times include both, as a caller pays them",
      .absent = vendor_absent,
      .make = [](const Case& c, const void* in, std::size_t n, void* host_result, void* stream) {
        return make_thrust_call(c.elem, c.op, in, n, host_result, stream);
@@ -59,11 +63,26 @@ std::span<const ImplInfo> impls() { return kImpls; }
 
 const ImplInfo& info(Impl i) {
   for (const auto& row : kImpls)
-    if (row.id == i) return row;
-  throw std::logic_error("bench: an implementation without a row in impls()");
+    if (row.name == i.name) return row;
+  throw std::logic_error("bench: no implementation named '" + std::string(i.name) + "' in impls()");
 }
 
 std::string_view name(Impl i) { return info(i).name; }
+
+Impl impl(std::string_view name) { return info(Impl{name}).id(); }
+
+std::optional<Impl> impl_with(bool ImplInfo::*role) {
+  for (const auto& row : kImpls)
+    if (row.*role) return row.id();
+  return std::nullopt;
+}
+
+std::string impl_help() {
+  std::string out;
+  for (const auto& row : kImpls)
+    out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", row.name, row.description);
+  return out + "; default: all";
+}
 
 bool vendor_has(Dtype e, OpKind op) {
   if (!core::info(op).lab) return false;
@@ -154,12 +173,12 @@ Plan parse(const Args& a) {
       for (const auto& row : impls()) choices += (choices.empty() ? "" : ", ") + std::string(row.name);
       throw UsageError(fmt::format("--impls {}: unknown implementation; choose {}", i, choices));
     }
-    if (std::find(p.impls.begin(), p.impls.end(), it->id) == p.impls.end()) p.impls.push_back(it->id);
+    if (std::find(p.impls.begin(), p.impls.end(), it->id()) == p.impls.end()) p.impls.push_back(it->id());
   }
   if (!a.impls.empty() && p.impls.empty()) throw UsageError(fmt::format("--impls {}: no implementation given", a.impls));
   p.impls_named = !p.impls.empty();
   if (p.impls.empty())
-    for (const auto& row : impls()) p.impls.push_back(row.id);
+    for (const auto& row : impls()) p.impls.push_back(row.id());
   if (p.cpu && std::none_of(p.impls.begin(), p.impls.end(), [](Impl i) { return info(i).cpu; }))
     throw UsageError(fmt::format("--impls {}: only reducelab runs with --backend cpu", a.impls));
 

@@ -1,6 +1,6 @@
 // The CUB rows of `reducelab bench --shape/--segments`: cub::DeviceSegmentedReduce over
 // begin/end offsets, for the cases CUB is instantiated for in bench (vendor_has): int32, float,
-// double x sum, min, max; half and bf16 sums into float.
+// double x every lab op; half and bf16 sums into float.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,8 +27,12 @@ cudaError_t cub_segmented(void* temp, std::size_t& bytes, const In* in, Out* out
                                                 Out(0), stream);
   } else if constexpr (K == OpKind::min) {
     return cub::DeviceSegmentedReduce::Min(temp, bytes, in, out, segments, begin, end, stream);
-  } else {
+  } else if constexpr (K == OpKind::max) {
     return cub::DeviceSegmentedReduce::Max(temp, bytes, in, out, segments, begin, end, stream);
+  } else {  // an op CUB has no entry point for: its combine and identity
+    using Op = core::combine_t<K, Out>;
+    return cub::DeviceSegmentedReduce::Reduce(temp, bytes, in, out, segments, begin, end, Op{}, Op::identity(),
+                                              stream);
   }
 }
 

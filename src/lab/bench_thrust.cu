@@ -9,7 +9,6 @@
 #include <cstring>
 #include <cuda/functional>
 #include <cuda/std/functional>
-#include <cuda/std/limits>
 
 #include "lab/bench_calls.hpp"
 #include "lab/bench_vendor.cuh"
@@ -17,20 +16,6 @@
 
 namespace rl::lab::bench {
 namespace {
-
-// The identities of min and max: infinities for floating point, the extremes for integers.
-template <class T>
-__host__ __device__ T highest() {
-  using L = cuda::std::numeric_limits<T>;
-  if constexpr (L::has_infinity) return L::infinity();
-  else return L::max();
-}
-template <class T>
-__host__ __device__ T lowest() {
-  using L = cuda::std::numeric_limits<T>;
-  if constexpr (L::has_infinity) return -L::infinity();
-  else return L::lowest();
-}
 
 template <class In, class Out, OpKind K>
 class ThrustCall final : public Call {
@@ -43,9 +28,11 @@ class ThrustCall final : public Call {
     if constexpr (K == OpKind::sum)
       value = thrust::reduce(policy, in_, in_ + n_, Out(0), cuda::std::plus<Out>{});
     else if constexpr (K == OpKind::min)
-      value = thrust::reduce(policy, in_, in_ + n_, highest<Out>(), cuda::minimum<Out>{});
-    else
-      value = thrust::reduce(policy, in_, in_ + n_, lowest<Out>(), cuda::maximum<Out>{});
+      value = thrust::reduce(policy, in_, in_ + n_, core::top<Out>(), cuda::minimum<Out>{});
+    else if constexpr (K == OpKind::max)
+      value = thrust::reduce(policy, in_, in_ + n_, core::bottom<Out>(), cuda::maximum<Out>{});
+    else  // an op without a functor of thrust's own: its combine and identity
+      value = thrust::reduce(policy, in_, in_ + n_, core::combine_t<K, Out>::identity(), core::combine_t<K, Out>{});
     RL_CUDA_CHECK(cudaGetLastError());
     std::memcpy(out_, &value, sizeof value);
   }

@@ -1,6 +1,6 @@
 #pragma once
 // The (element, op) cases CUB and thrust are instantiated for, as CUDA types: int32, float and
-// double x sum, min, max; half and bf16 sums (into float). nvcc only.
+// double x every lab op; half and bf16 sums (into float). nvcc only.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -13,20 +13,16 @@
 namespace rl::lab::bench {
 
 // Calls f.template operator()<In, Out, K>() for a case vendor_has() accepts: In is the stored
-// element as CUDA names it, Out the type of the result (reducelab's accumulator for sums).
+// element as CUDA names it, Out the type of the result (reducelab's accumulator for sums), K the
+// op's row (core/ops.hpp). Any lab op is instantiated; the vendors' own entry points (Sum, Min,
+// Max, plus, minimum, maximum) are chosen by K where they exist, and every other op is reduced
+// with its core::Combine and identity.
 template <class F>
 auto with_vendor_case(Dtype e, OpKind op, F&& f) {
   auto by_op = [&]<class T>() {
-    switch (op) {
-      case OpKind::sum:
-        if constexpr (std::is_same_v<T, std::int32_t>)
-          return f.template operator()<T, std::int64_t, OpKind::sum>();
-        else
-          return f.template operator()<T, T, OpKind::sum>();
-      case OpKind::min: return f.template operator()<T, T, OpKind::min>();
-      default: break;  // max (vendor_has admits the lab's ops only)
-    }
-    return f.template operator()<T, T, OpKind::max>();
+    return core::with_lab_op(op, [&]<class Tag>() {
+      return f.template operator()<T, reducelab::result_t<T, Tag>, core::op_of<Tag>>();
+    });
   };
   if (!vendor_has(e, op))
     throw std::logic_error(std::string("CUB/thrust are not instantiated for ") + std::string(name(e)));

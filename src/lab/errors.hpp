@@ -1,10 +1,8 @@
 #pragma once
-#include <stdexcept>
+#include "core/usage_error.hpp"
 
 namespace rl::lab {
-// Bad input from the user: the CLI prints the one-line message and exits with status 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// Bad input from the user (core/usage_error.hpp): the CLI prints the one-line message and exits
+// with status 2.
+using UsageError = core::UsageError;
 }  // namespace rl::lab

@@ -1,28 +1,13 @@
 #pragma once
-// Element types and operations as flags name them, read through the tables of core/dtype.hpp and
-// core/ops.hpp: one parser for every command. A name that is not in the table (or not in the
-// subset the command takes) is a UsageError "FLAG VALUE: unknown dtype; choose ...".
-#include <string>
-#include <vector>
-
-#include "core/dtype.hpp"
-#include "core/ops.hpp"
+// The lab reads flags through core's parsers (core/flags.hpp), by their short names.
+#include "core/flags.hpp"
 
 namespace rl::lab {
-
-// Which rows a flag takes: every row, or the gallery's dtypes and the lab's ops.
-enum class Rows { all, lab };
-
-// The non-empty items of a comma-separated list ("a,,b" -> a, b).
-std::vector<std::string> split_list(const std::string& text, char sep = ',');
-
-core::Dtype dtype_flag(const std::string& flag, const std::string& typed, Rows rows);
-core::OpKind op_flag(const std::string& flag, const std::string& typed, Rows rows);
-// A comma-separated list, each named once (a repeat is dropped); an empty list is refused.
-std::vector<core::Dtype> dtype_list_flag(const std::string& flag, const std::string& text, Rows rows);
-std::vector<core::OpKind> op_list_flag(const std::string& flag, const std::string& text, Rows rows);
-
-// A whole number lo..hi; otherwise UsageError "FLAG TEXT: give LO..HI WHAT".
-int count_flag(const std::string& flag, const std::string& text, int lo, int hi, const std::string& what);
-
+using core::count_flag;
+using core::dtype_flag;
+using core::dtype_list_flag;
+using core::op_flag;
+using core::op_list_flag;
+using core::Rows;
+using core::split_list;
 }  // namespace rl::lab

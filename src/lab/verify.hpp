@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -81,6 +82,10 @@ Expected expect(const core::Exact<T>& truth, OpKind op, Dtype result) {
     else e.real = truth.value();
     e.wraps = core::is_integer(result) && core::size_of(result) < 8;
   } else {
+    // The exact reference (core::Exact) holds the sum, the minimum and the maximum.
+    if (op != OpKind::min && op != OpKind::max)
+      throw std::logic_error("verify: no exact reference for " + std::string(core::name(op)) +
+                             " (core::Exact in core/reference.hpp holds sum, min and max)");
     const T x = op == OpKind::min ? truth.min : truth.max;
     core::with_dtype(result, [&]<class R>() {
       if constexpr (std::is_same_v<R, T> || (std::is_arithmetic_v<R> && std::is_arithmetic_v<T>)) {

@@ -26,6 +26,7 @@
 // The kernels themselves, compiled by g++ for the SIMT backend: the race tests launch a kernel
 // directly, so that the runtime's report is the kernel's own (a launcher's last launch is the
 // final pass).
+#include "gallery/atomic.cuh"
 #include "gallery/modern.cuh"
 #include "gallery/unrolling.cuh"
 
@@ -651,6 +652,147 @@ TEST(RaceChecks, SchedulesDoNotChangeTheAnswer) {
     }
   }
   simt::set_schedule(simt::Schedule::in_order);
+}
+
+// ---- an op is one row: every lab op through every kernel path ---------------------------------
+// Each row of core/ops.hpp with lab = true runs through every entry the SIMT backend runs (but
+// the one that races on purpose), for every accumulator the dispatch picks, against a serial
+// fold of the row's own combine. Inputs are small integers, so float and double sums are exact
+// in any order and every comparison is of bits. A kernel path that knew an op by anything but
+// its row (an atomic, a warp redux, a vendor entry point) would give a wrong value here for the
+// row it does not know.
+
+// The SIMT backend's n = 1000 input of In: integers in [-4, 4].
+template <class In>
+std::vector<In> small_ints(std::size_t n) {
+  std::uint64_t s = 0x0BAD5EEDull;
+  std::vector<In> x(n);
+  for (auto& v : x) v = static_cast<In>(static_cast<int>(splitmix(s) % 9) - 4);
+  return x;
+}
+
+template <class Tag, class In, class Acc>
+void expect_every_kernel_folds(OpKind op, Dtype d, Accumulate acc) {
+  using Op = rl::core::Combine<Tag, Acc>;
+  SimtMemory mem;
+  constexpr std::size_t n = 1000;
+  const std::vector<In> x = small_ints<In>(n);
+  Acc want = Op::identity();
+  for (In v : x) want = Op{}(want, static_cast<Acc>(v));
+  for (const Entry& e : rl::gallery::registry()) {
+    const rl::gallery::LaunchFn launch = rl::gallery::launcher(e, Backend::simt);
+    if (e.constraints.gpu_only || e.constraints.unsafe || !launch) continue;  // unsafe: wrong by design
+    // Entries that read the accumulator type read the input widened.
+    std::vector<unsigned char> host(n * rl::gallery::input_bytes(e, d, acc));
+    if (rl::gallery::input_bytes(e, d, acc) == sizeof(Acc)) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const Acc v = static_cast<Acc>(x[i]);
+        std::memcpy(host.data() + i * sizeof(Acc), &v, sizeof v);
+      }
+    } else {
+      std::memcpy(host.data(), x.data(), n * sizeof(In));
+    }
+    const std::size_t scratch_bytes = e.scratch_bytes ? e.scratch_bytes(n, 128, sizeof(Acc)) : 0;
+    Buffer input(mem, host.size()), scratch(mem, scratch_bytes), result(mem, sizeof(Acc));
+    mem.upload(input.p, host.data(), host.size());
+    LaunchArgs a;
+    a.input = input.p;
+    a.scratch = scratch.p;
+    a.result = result.p;
+    a.n = n;
+    a.block = 128;
+    a.dtype = d;
+    a.op = op;
+    a.accumulate = acc;
+    launch(a);
+    Acc got;
+    mem.download(&got, result.p, sizeof got);
+    EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0)
+        << e.id << " " << rl::core::name(op) << " " << rl::core::name(d) << " " << rl::gallery::name(acc) << ": got "
+        << static_cast<long double>(got) << ", the row's combine folds to " << static_cast<long double>(want);
+  }
+}
+
+TEST(OpRows, EveryLabOpRunsThroughEveryKernelAndAccumulator) {
+  ASSERT_FALSE(rl::core::kLabOps.empty());
+  for (OpKind op : rl::core::kLabOps)
+    rl::core::with_lab_op(op, [&]<class Tag>() {
+      expect_every_kernel_folds<Tag, int, long long>(op, Dtype::int32, Accumulate::wide);
+      expect_every_kernel_folds<Tag, int, int>(op, Dtype::int32, Accumulate::wrap);
+      expect_every_kernel_folds<Tag, float, float>(op, Dtype::float32, Accumulate::wide);
+      expect_every_kernel_folds<Tag, double, double>(op, Dtype::float64, Accumulate::wide);
+    });
+}
+
+// What a new op gets before it has any faster path: an op of the kernels' shape whose row has no
+// hardware instruction (its kind is a row the gallery does not key anything off). The atomic is
+// the compare-and-swap loop around its combine, the warp reduction the shuffle tree of it.
+template <class T>
+struct ProductOp {
+  using value_type = T;
+  static constexpr OpKind kind = OpKind::prod;
+  static constexpr T identity() { return T(1); }
+  T operator()(T a, T b) const { return a * b; }
+};
+
+template <class Op, class T>
+__global__ void atomicEach(rl::gmem<const T> in, rl::gmem<T> out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) {
+    T v = in[i];
+    rl::atomic_combine(Op{}, out, v);
+  }
+}
+
+template <class Op, class T>
+__global__ void warpEach(rl::gmem<const T> in, rl::gmem<T> out) {
+  T v = in[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x];
+  v = rl::gallery::detail::warp_reduce_sync(v, Op{});
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+
+template <class T>
+void expect_generic_paths() {
+  using Op = ProductOp<T>;
+  SimtMemory mem;
+  constexpr std::size_t n = 256;  // 8 warps
+  std::vector<T> x(n, T(1));
+  for (std::size_t i = 0; i < n; i += 41) x[i] = T(3);  // at most 3^7: exact, no overflow in any type here
+  for (std::size_t i = 0; i < n; i += 11) x[i] = i % 2 ? T(1) : T(-1);
+  T want = Op::identity();
+  for (T v : x) want = Op{}(want, v);
+  Buffer input(mem, n * sizeof(T)), out(mem, (n / 32) * sizeof(T));
+  mem.upload(input.p, x.data(), n * sizeof(T));
+
+  const T one = Op::identity();
+  mem.upload(out.p, &one, sizeof one);
+  simt::LaunchConfig cfg{};
+  cfg.grid = dim3(4);
+  cfg.block = dim3(64);
+  cfg.name = "atomicEach";
+  simt::launch(atomicEach<Op, T>, cfg, static_cast<const T*>(input.p), static_cast<T*>(out.p), n);
+  T got;
+  mem.download(&got, out.p, sizeof got);
+  EXPECT_EQ(got, want) << "the compare-and-swap loop of " << sizeof(T) << "-byte values";
+
+  cfg.grid = dim3(n / 32);
+  cfg.block = dim3(32);
+  cfg.name = "warpEach";
+  simt::launch(warpEach<Op, T>, cfg, static_cast<const T*>(input.p), static_cast<T*>(out.p));
+  std::vector<T> warps(n / 32);
+  mem.download(warps.data(), out.p, warps.size() * sizeof(T));
+  for (std::size_t w = 0; w < warps.size(); ++w) {
+    T expect = Op::identity();
+    for (std::size_t i = w * 32; i < (w + 1) * 32; ++i) expect = Op{}(expect, x[i]);
+    EXPECT_EQ(warps[w], expect) << "the shuffle tree of warp " << w << ", " << sizeof(T) << "-byte values";
+  }
+}
+
+TEST(OpRows, AnOpWithoutAFasterPathTakesTheCombine) {
+  expect_generic_paths<int>();
+  expect_generic_paths<long long>();
+  expect_generic_paths<float>();
+  expect_generic_paths<double>();
 }
 
 // ---- 64-bit n on the GPU -----------------------------------------------------------------------

@@ -82,7 +82,7 @@ TEST(BenchParse, DtypesAndOpsGiveTheirCrossProduct) {
   ASSERT_EQ(q.cases.size(), 5u);  // the default dtypes, each with min
   for (const auto& c : q.cases) EXPECT_EQ(c.op, OpKind::min);
   a.impls = "cub,thrust";
-  EXPECT_EQ(b::parse(a).impls, (std::vector<b::Impl>{b::Impl::cub, b::Impl::thrust}));
+  EXPECT_EQ(b::parse(a).impls, (std::vector<b::Impl>{b::impl("cub"), b::impl("thrust")}));
 }
 
 TEST(BenchParse, BadFlagsNameTheValue) {
@@ -214,9 +214,9 @@ b::Report synthetic() {
   r.read_ceiling_gbs = 4000;
   r.empty_launch_us = {{b::Mode::cold, 4}, {b::Mode::batch, 2}, {b::Mode::sync, 6}};
   r.plan = b::parse({});
-  r.rows = {row(b::Impl::cub, b::Mode::cold, 10), row(b::Impl::reducelab, b::Mode::cold, 8),
-            row(b::Impl::reducelab, b::Mode::batch, 5), row(b::Impl::cub, b::Mode::sync, 12),
-            row(b::Impl::reducelab, b::Mode::sync, 9)};
+  r.rows = {row(b::impl("cub"), b::Mode::cold, 10), row(b::impl("reducelab"), b::Mode::cold, 8),
+            row(b::impl("reducelab"), b::Mode::batch, 5), row(b::impl("cub"), b::Mode::sync, 12),
+            row(b::impl("reducelab"), b::Mode::sync, 9)};
   b::derive(r);
   return r;
 }
@@ -296,7 +296,7 @@ TEST(BenchCpu, EveryTargetCaseVerifiesOnTheCpuBackend) {
   for (const auto& x : r.rows) {
     EXPECT_TRUE(x.verified) << rl::core::name(x.c.elem) << " " << x.n << ": " << x.status << " " << x.result << " vs "
                             << x.expected << " (" << x.check << ") " << x.note;
-    EXPECT_EQ(x.impl, b::Impl::reducelab);
+    EXPECT_EQ(x.impl, b::impl("reducelab"));
     EXPECT_TRUE(x.cpu);
     EXPECT_GT(x.us_median, 0);
     EXPECT_EQ(x.pct_of_limit, 0);  // no GPU floors on the CPU
@@ -343,13 +343,13 @@ TEST(BenchGpu, SmallSweepVerifiesEveryImplementation) {
     if (x.mode == b::Mode::batch) {
       EXPECT_EQ(x.calls, b::batch_calls(x.bytes));
     }
-    if (x.impl == b::Impl::cub) EXPECT_DOUBLE_EQ(x.ratio_to_cub, 1.0);
+    if (x.impl == b::impl("cub")) EXPECT_DOUBLE_EQ(x.ratio_to_cub, 1.0);
     else EXPECT_GT(x.ratio_to_cub, 0);
   }
-  EXPECT_EQ(count[b::Impl::cub], 11 * 2 * 3);  // every target case has CUB and thrust rows, in 3 modes
-  EXPECT_EQ(count[b::Impl::thrust], 11 * 2 * 3);
-  EXPECT_EQ(count[b::Impl::reducelab], 11 * 2 * 3);
-  EXPECT_EQ(count[b::Impl::reducelab_nondet], 4 * 2 * 3);  // float, double, half, bf16 sums
+  EXPECT_EQ(count[b::impl("cub")], 11 * 2 * 3);  // every target case has CUB and thrust rows, in 3 modes
+  EXPECT_EQ(count[b::impl("thrust")], 11 * 2 * 3);
+  EXPECT_EQ(count[b::impl("reducelab")], 11 * 2 * 3);
+  EXPECT_EQ(count[b::impl("reducelab-nondet")], 4 * 2 * 3);  // float, double, half, bf16 sums
 }
 
 }  // namespace
@@ -369,17 +369,36 @@ TEST(BenchImpls, EveryRowIsCompleteAndNamedInTheChoices) {
   ASSERT_FALSE(b::impls().empty());
   for (const auto& row : b::impls()) {
     EXPECT_TRUE(row.make && row.absent) << row.name;
-    EXPECT_EQ(&b::info(row.id), &row);
+    EXPECT_EQ(&b::info(row.id()), &row);
     EXPECT_NE(message.find(std::string(row.name)), std::string::npos) << message;
     b::Args a;
     a.impls = std::string(row.name);
-    EXPECT_EQ(b::parse(a).impls, std::vector<b::Impl>{row.id});
+    EXPECT_EQ(b::parse(a).impls, std::vector<b::Impl>{row.id()});
   }
   const b::Case half_max{rl::core::Dtype::half, OpKind::max}, float_sum{rl::core::Dtype::float32, OpKind::sum};
-  EXPECT_EQ(b::info(b::Impl::reducelab).absent(half_max), "");
-  EXPECT_NE(b::info(b::Impl::cub).absent(half_max), "");
-  EXPECT_NE(b::info(b::Impl::reducelab_nondet).absent({rl::core::Dtype::int32, OpKind::sum}), "");
-  EXPECT_EQ(b::info(b::Impl::reducelab_nondet).absent(float_sum), "");
-  EXPECT_TRUE(b::info(b::Impl::reducelab).cpu);
-  EXPECT_TRUE(b::info(b::Impl::thrust).host_result);
+  EXPECT_EQ(b::info(b::impl("reducelab")).absent(half_max), "");
+  EXPECT_NE(b::info(b::impl("cub")).absent(half_max), "");
+  EXPECT_NE(b::info(b::impl("reducelab-nondet")).absent({rl::core::Dtype::int32, OpKind::sum}), "");
+  EXPECT_EQ(b::info(b::impl("reducelab-nondet")).absent(float_sum), "");
+  EXPECT_TRUE(b::info(b::impl("reducelab")).cpu);
+  EXPECT_TRUE(b::info(b::impl("thrust")).host_result);
+}
+
+// An implementation is its row: its name is its identity, its description is the --impls help,
+// and the roles the sweep gives (CPU timing, the CUB ratio, the CPU's bits) come from the rows.
+TEST(BenchImpls, TheRowIsTheOnlyPlaceAnImplementationIsNamed) {
+  EXPECT_THROW((void)b::impl("nope"), std::logic_error);
+  const std::string help = b::impl_help();
+  int baselines = 0;
+  for (const auto& row : b::impls()) {
+    EXPECT_FALSE(row.description.empty()) << row.name;
+    EXPECT_NE(help.find(std::string(row.name) + " (" + std::string(row.description) + ")"), std::string::npos) << help;
+    EXPECT_EQ(b::impl(row.name), row.id());
+    baselines += row.baseline;
+  }
+  EXPECT_EQ(baselines, 1);
+  EXPECT_EQ(b::impl_with(&b::ImplInfo::baseline), b::impl("cub"));
+  EXPECT_EQ(b::impl_with(&b::ImplInfo::cpu), b::impl("reducelab"));
+  EXPECT_TRUE(b::info(b::impl("reducelab")).cpu_bits);
+  EXPECT_FALSE(b::info(b::impl("reducelab-nondet")).cpu_bits);
 }

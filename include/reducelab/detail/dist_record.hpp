@@ -255,6 +255,15 @@ RL_HD_INLINE Ownership ownership(const Plan& p, std::uint64_t offset, std::uint6
   return o;
 }
 
+// Every rank's part, the shards laid end to end in rank order: out[r] for r < ranks.
+RL_HD_INLINE void ownerships(const Plan& p, const Record* recs, int ranks, Ownership* out) {
+  std::uint64_t off = 0;
+  for (int r = 0; r < ranks; ++r) {
+    out[r] = ownership(p, off, recs[r].n);
+    off += recs[r].n;
+  }
+}
+
 // The most chunks any rank owns (the slots each rank contributes to the gather of chunk results).
 RL_HD_INLINE std::uint64_t most_owned(const Plan& p, const Record* recs, int ranks) {
   std::uint64_t off = 0, most = 0;

@@ -1,12 +1,12 @@
-#include "lab/flags.hpp"
+#include "core/flags.hpp"
 
 #include <algorithm>
 #include <sstream>
 
 #include "fmt/format.h"
-#include "lab/errors.hpp"
+#include "core/usage_error.hpp"
 
-namespace rl::lab {
+namespace rl::core {
 
 std::vector<std::string> split_list(const std::string& text, char sep) {
   std::vector<std::string> out;
@@ -16,14 +16,14 @@ std::vector<std::string> split_list(const std::string& text, char sep) {
   return out;
 }
 
-core::Dtype dtype_flag(const std::string& flag, const std::string& typed, Rows rows) {
-  if (auto d = core::parse_dtype(typed, rows == Rows::lab)) return *d;
-  throw UsageError(fmt::format("{} {}: unknown dtype; choose {}", flag, typed, core::dtype_choices(rows == Rows::lab)));
+Dtype dtype_flag(const std::string& flag, const std::string& typed, Rows rows) {
+  if (auto d = parse_dtype(typed, rows == Rows::lab)) return *d;
+  throw UsageError(fmt::format("{} {}: unknown dtype; choose {}", flag, typed, dtype_choices(rows == Rows::lab)));
 }
 
-core::OpKind op_flag(const std::string& flag, const std::string& typed, Rows rows) {
-  if (auto o = core::parse_op(typed, rows == Rows::lab)) return *o;
-  throw UsageError(fmt::format("{} {}: unknown op; choose {}", flag, typed, core::op_choices(rows == Rows::lab)));
+OpKind op_flag(const std::string& flag, const std::string& typed, Rows rows) {
+  if (auto o = parse_op(typed, rows == Rows::lab)) return *o;
+  throw UsageError(fmt::format("{} {}: unknown op; choose {}", flag, typed, op_choices(rows == Rows::lab)));
 }
 
 namespace {
@@ -39,11 +39,11 @@ auto list_flag(const std::string& flag, const std::string& text, const char* wha
 }
 }  // namespace
 
-std::vector<core::Dtype> dtype_list_flag(const std::string& flag, const std::string& text, Rows rows) {
+std::vector<Dtype> dtype_list_flag(const std::string& flag, const std::string& text, Rows rows) {
   return list_flag(flag, text, "dtype", [&](const std::string& s) { return dtype_flag(flag, s, rows); });
 }
 
-std::vector<core::OpKind> op_list_flag(const std::string& flag, const std::string& text, Rows rows) {
+std::vector<OpKind> op_list_flag(const std::string& flag, const std::string& text, Rows rows) {
   return list_flag(flag, text, "op", [&](const std::string& s) { return op_flag(flag, s, rows); });
 }
 
@@ -60,4 +60,4 @@ int count_flag(const std::string& flag, const std::string& text, int lo, int hi,
   return static_cast<int>(v);
 }
 
-}  // namespace rl::lab
+}  // namespace rl::core

@@ -1,13 +1,13 @@
-#include "lab/sizes.hpp"
+#include "core/sizes.hpp"
 
 #include <bit>
 #include <cmath>
 #include <stdexcept>
 
 #include "fmt/format.h"
-#include "lab/errors.hpp"
+#include "core/usage_error.hpp"
 
-namespace rl::lab {
+namespace rl::core {
 
 namespace {
 
@@ -68,4 +68,4 @@ std::string bytes_text(std::size_t b) {
   return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.{}f} {}", v, v == std::floor(v) ? 0 : 1, units[u]);
 }
 
-}  // namespace rl::lab
+}  // namespace rl::core
