@@ -203,10 +203,7 @@ Status reduce(const T* local, std::uint64_t local_n, Op, result_t<T, Op>* output
     const rd::Failure f = rd::check_records(host, c.size, &total);
     return detail::failure_status(f, c.rank, c.size);
   }
-  if constexpr (rd::path_of<T, Op> == rd::Path::exact)
-    rd::distFoldExact<T, Op><<<1, dd::kThreads, 0, stream>>>(recs, c.size, output, static_cast<rd::Failure*>(c.fail), send);
-  else
-    rd::distFold<T, Op><<<1, 128, 0, stream>>>(recs, c.size, output, static_cast<rd::Failure*>(c.fail), send);
+  rd::distFold<T, Op><<<1, dd::kThreads, 0, stream>>>(recs, c.size, output, static_cast<rd::Failure*>(c.fail), send);
   if ((e = cudaGetLastError()) != cudaSuccess) return cuda_failed(e, "launching distFold");
   if (options.wait) return c.take_failure(stream, options.timeout_s);
   return {};

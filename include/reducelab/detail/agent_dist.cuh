@@ -4,8 +4,8 @@
 //                    tile fold, spills and flushes; no last block, no rounding)
 //   distChunks       the block results of chunks [c0, c1) of the fixed order of a virtual array
 //                    (element g at input[g]): fold_chunk + block_fold, as reduceChunks does per chunk
-//   distFold         every rank's record into the result (dist_record.hpp's fold_records)
-//   distFoldExact    the same for exact sums and means, with a thread per digit (one block)
+//   distFold         every rank's record into the result (exact sums: a thread per digit)
+//   distExchange     the direct exchange of the records between GPUs of one host, and the fold
 //   distFoldChunks   the gathered chunk results folded in the fixed order (reduceChunks' step 3)
 #include <cstdint>
 
@@ -81,18 +81,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// One block. The first failure is kept in *fail (until the host reads and clears it).
-template <class T, class Op>
-__global__ void distFold(const Record* recs, int ranks, result_t<T, Op>* out, Failure* fail, Record* send) {
-  if (threadIdx.x == 0) {
-    const Failure f = fold_records<T, Op>(recs, ranks, out);
-    if (f.code != 0 && fail->code == 0) *fail = f;
-  }
-  __syncthreads();  // recs may be send itself (one rank): read before it is zeroed
-  auto* words = reinterpret_cast<std::uint64_t*>(send);
-  for (unsigned i = threadIdx.x; i < sizeof(Record) / 8; i += blockDim.x) words[i] = 0;
-}
-
 // The whole block: folds `ranks` records into *out. Exact sums and means: the ranks' digits are
 // added by a thread per digit (integers: any order), the span of non-zero digits found with
 // ballots, and the digits rounded once by write_result, as the single-GPU kernel's last block
@@ -134,12 +122,19 @@ __device__ __forceinline__ void fold_block(const Record* recs, int ranks, result
   __syncthreads();  // every thread is done with the records (recs may be this rank's send record)
 }
 
-template <class T, class Op>
-__global__ void __launch_bounds__(kThreads)
-    distFoldExact(const Record* recs, int ranks, result_t<T, Op>* out, Failure* fail, Record* send) {
-  fold_block<T, Op>(recs, ranks, out, fail);
+// Zeroes this rank's record for the next call (the kernels accumulate into its payload).
+__device__ __forceinline__ void clear_record(Record* send) {
   auto* words = reinterpret_cast<std::uint64_t*>(send);
   for (unsigned i = threadIdx.x; i < sizeof(Record) / 8; i += blockDim.x) words[i] = 0;
+}
+
+// One block of kThreads: every rank's record (gathered by NCCL, or this rank's own when it is
+// alone) into the result. The first failure is kept in *fail (until the host reads and clears it).
+template <class T, class Op>
+__global__ void __launch_bounds__(kThreads)
+    distFold(const Record* recs, int ranks, result_t<T, Op>* out, Failure* fail, Record* send) {
+  fold_block<T, Op>(recs, ranks, out, fail);
+  clear_record(send);
 }
 
 // Every rank's mailbox as this device addresses it (peer memory: UVA or an opened IPC handle).
@@ -207,8 +202,7 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     fold_block<T, Op>(recs, ranks, out, fail);
   }
-  auto* words = reinterpret_cast<std::uint64_t*>(send);
-  for (unsigned i = threadIdx.x; i < kWords; i += blockDim.x) words[i] = 0;
+  clear_record(send);
 }
 
 // kThreads threads, ranks * 16 bytes of dynamic shared memory. `parts` holds `slots` chunk
