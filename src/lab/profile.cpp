@@ -569,6 +569,10 @@ ProfileReport profile(const Plan& plan, bool compare, bool stalls) {
       rest.remove_prefix(comma + 1);
     }
   }
+  // Both ncu passes profile the same launch: the run's first kernel of this name, clocks as they are.
+  const std::string ncu_launch = fmt::format(
+      "{} --clock-control none --target-processes all --kernel-name-base demangled --kernel-name {} --launch-count 1",
+      shell_quoted(report.ncu), shell_quoted(name_regex));
   std::string output;
   int status = 0;
   // A metric this ncu or this GPU does not have makes ncu refuse the whole run: drop the ones it
@@ -576,10 +580,8 @@ ProfileReport profile(const Plan& plan, bool compare, bool stalls) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::string joined;
     for (const auto& m : metrics) joined += (joined.empty() ? "" : ",") + m;
-    const std::string ncu_command = fmt::format(
-        "{} --clock-control none --target-processes all --kernel-name-base demangled --kernel-name {} "
-        "--launch-count 1 --csv --page raw --print-units base --metrics {} {}",
-        shell_quoted(report.ncu), shell_quoted(name_regex), joined, report.command);
+    const std::string ncu_command =
+        fmt::format("{} --csv --page raw --print-units base --metrics {} {}", ncu_launch, joined, report.command);
     output.clear();
     status = run_capture(ncu_command, &output);
     if (attempt > 0 || output.find("ERR_NVGPUCTRPERM") != std::string::npos) break;
@@ -615,9 +617,7 @@ ProfileReport profile(const Plan& plan, bool compare, bool stalls) {
     // warp and thread executions (one kernel launch, the same one as above).
     std::string page;
     const int page_status = run_capture(
-        fmt::format("{} --clock-control none --target-processes all --kernel-name-base demangled --kernel-name {} "
-                    "--launch-count 1 --section SourceCounters --page source --print-source sass --csv {}",
-                    shell_quoted(report.ncu), shell_quoted(name_regex), report.command),
+        fmt::format("{} --section SourceCounters --page source --print-source sass --csv {}", ncu_launch, report.command),
         &page);
     try {
       report.sass = parse_ncu_sass_source(page);
