@@ -19,17 +19,12 @@
 #include <string>
 #include <vector>
 #include "reducelab/detail/device_reduce.cuh"
+#include "probe_timing.cuh"
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); std::exit(1);} } while (0)
 
 using namespace reducelab::detail;
 namespace op = reducelab::op;
 
-__global__ void flush_read(const int4* p, std::size_t n, int* sink) {
-  int acc = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) acc ^= __ldg(p + i).x;
-  if (acc == 0x7fffffff) *sink = acc;
-}
 
 constexpr unsigned kCopies = 16;
 
@@ -169,31 +164,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-static int4* g_flush;
-static std::size_t g_flush_n;
-static int* g_sink;
-
-float cold_us(const std::function<void()>& f, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> v;
-  for (int r = 0; r < reps + 3; ++r) {
-    float ms = 0;
-    flush_read<<<528, 512>>>(g_flush, g_flush_n, g_sink);
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (r >= 3) v.push_back(ms * 1000);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
+static L2Flush* g_flush = nullptr;
 int g_sms = 0;
 unsigned long long* g_exact;
 unsigned* g_ticket;
@@ -214,7 +185,7 @@ void variant(const char* name, const T* in, std::size_t n, Out* out, int reps, O
   CK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
   const bool same = std::memcmp(&got, &want, sizeof got) == 0;
   if (END != 0 && !same) *ok = false;
-  std::printf("  %-22s %8.2f%s", name, cold_us(launch, reps), END == 0 ? "" : same ? "" : " WRONG");
+  std::printf("  %-22s %8.2f%s", name, cold_us(*g_flush, launch, reps), END == 0 ? "" : same ? "" : " WRONG");
   CK(cudaGetLastError());
 }
 
@@ -232,9 +203,9 @@ void sweep(const char* type, const T* in, int reps, bool* ok) {
     CK(cudaDeviceSynchronize());
     Out want;
     CK(cudaMemcpy(&want, out, sizeof want, cudaMemcpyDeviceToHost));
-    std::printf("%s 2^%d  library %8.2f  cub %8.2f\n", type, lg, cold_us([&] {
+    std::printf("%s 2^%d  library %8.2f  cub %8.2f\n", type, lg, cold_us(*g_flush, [&] {
       if (!launch_reduce<T, op::sum>(in, n, out, nullptr, {}).ok()) std::exit(2);
-    }, reps), cold_us([&] { std::size_t t = tb; CK(cub::DeviceReduce::Sum(temp, t, in, out, n)); }, reps));
+    }, reps), cold_us(*g_flush, [&] { std::size_t t = tb; CK(cub::DeviceReduce::Sum(temp, t, in, out, n)); }, reps));
     variant<T, Out, 8, 1, false, 1>("i8 s1 static end1", in, n, out, reps, want, ok);
     variant<T, Out, 8, 1, false, 0>("i8 s1 static end0", in, n, out, reps, want, ok);
     variant<T, Out, 8, 1, false, 2>("i8 s1 static end2", in, n, out, reps, want, ok);
@@ -259,10 +230,8 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&p, 0));
   g_sms = p.multiProcessorCount;
   std::printf("device %s, %d SMs; cold us (median of %d); library = reducelab::reduce's exact sum\n", p.name, g_sms, reps);
-  g_flush_n = std::size_t(p.l2CacheSize) * 2 / sizeof(int4);
-  CK(cudaMalloc(&g_flush, g_flush_n * sizeof(int4)));
-  CK(cudaMemset(g_flush, 0, g_flush_n * sizeof(int4)));
-  CK(cudaMalloc(&g_sink, 4));
+  L2Flush flush(p);
+  g_flush = &flush;
   CK(cudaMalloc(&g_exact, kCopies * kExactWords * 8));
   CK(cudaMemset(g_exact, 0, kCopies * kExactWords * 8));
   CK(cudaMalloc(&g_ticket, 4));

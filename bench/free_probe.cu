@@ -12,17 +12,11 @@
 #include <functional>
 #include <vector>
 #include "reducelab/detail/device_reduce.cuh"
-
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); std::exit(1);} } while (0)
+#include "probe_timing.cuh"
 
 using namespace reducelab::detail;
 namespace op = reducelab::op;
 
-__global__ void flush_read(const int4* p, std::size_t n, int* sink) {
-  int acc = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) acc ^= __ldg(p + i).x;
-  if (acc == 0x7fffffff) *sink = acc;
-}
 __global__ void fill(float* f, double* d, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
     const float v = float(int((i * 2654435761u) >> 12) % 100003) * 0.37f;
@@ -31,31 +25,8 @@ __global__ void fill(float* f, double* d, std::size_t n) {
   }
 }
 
-static int4* g_flush;
-static std::size_t g_flush_n;
-static int* g_sink;
+static L2Flush* g_flush = nullptr;
 static int g_sms;
-
-float cold_us(const std::function<void()>& f, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> v;
-  for (int r = 0; r < reps + 2; ++r) {
-    float ms = 0;
-    flush_read<<<528, 512>>>(g_flush, g_flush_n, g_sink);
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (r >= 2) v.push_back(ms * 1000);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 template <class T, unsigned LOADS, bool CONTIG>
 void variant(const char* name, const T* in, std::size_t n, T* out, void* partials, unsigned* ticket, int reps, T want,
@@ -76,7 +47,7 @@ void variant(const char* name, const T* in, std::size_t n, T* out, void* partial
   CK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
   const bool same = std::memcmp(&got, &want, sizeof got) == 0;
   if (!same) *ok = false;
-  std::printf("  %-16s %9.2f%s", name, cold_us(launch, reps), same ? "" : " WRONG");
+  std::printf("  %-16s %9.2f%s", name, cold_us(*g_flush, launch, reps, 2), same ? "" : " WRONG");
 }
 
 template <class T>
@@ -93,9 +64,9 @@ void sweep(const char* type, const T* in, void* partials, unsigned* ticket, int 
     CK(cudaDeviceSynchronize());
     T want;
     CK(cudaMemcpy(&want, out, sizeof want, cudaMemcpyDeviceToHost));
-    std::printf("%s max 2^%d  library %9.2f  cub %9.2f\n", type, lg, cold_us([&] {
+    std::printf("%s max 2^%d  library %9.2f  cub %9.2f\n", type, lg, cold_us(*g_flush, [&] {
       if (!launch_reduce<T, op::max>(in, n, out, nullptr, {}).ok()) std::exit(2);
-    }, reps), cold_us([&] { std::size_t t = tb; CK(cub::DeviceReduce::Max(temp, t, in, out, n)); }, reps));
+    }, reps, 2), cold_us(*g_flush, [&] { std::size_t t = tb; CK(cub::DeviceReduce::Max(temp, t, in, out, n)); }, reps, 2));
     variant<T, 4, false>("l4 strided", in, n, out, partials, ticket, reps, want, 0, ok);
     variant<T, 8, false>("l8 strided", in, n, out, partials, ticket, reps, want, 0, ok);
     variant<T, 4, true>("l4 contig", in, n, out, partials, ticket, reps, want, 0, ok);
@@ -116,10 +87,8 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&p, 0));
   g_sms = p.multiProcessorCount;
   std::printf("device %s, %d SMs; cold us (median of %d); library = reducelab::reduce (max)\n", p.name, g_sms, reps);
-  g_flush_n = std::size_t(p.l2CacheSize) * 2 / sizeof(int4);
-  CK(cudaMalloc(&g_flush, g_flush_n * sizeof(int4)));
-  CK(cudaMemset(g_flush, 0, g_flush_n * sizeof(int4)));
-  CK(cudaMalloc(&g_sink, 4));
+  L2Flush flush(p);
+  g_flush = &flush;
   const std::size_t maxn = std::size_t(1) << 30;
   float* f;
   double* d;

@@ -16,15 +16,10 @@
 #include <string>
 #include <vector>
 #include "reducelab/detail/device_reduce.cuh"
+#include "probe_timing.cuh"
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); std::exit(1);} } while (0)
 
 __global__ void empty_kernel() {}
-__global__ void flush_read(const int4* p, std::size_t n, int* sink) {
-  int acc = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) acc ^= __ldg(p + i).x;
-  if (acc == 0x7fffffff) *sink = acc;
-}
 
 // plain last-block-done, int32 sum into int64
 template <int THREADS, int LOADS>
@@ -69,7 +64,7 @@ __global__ void producer(int* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) p[i] = int(i & 7);
 }
 
-static int4* g_flush; static std::size_t g_flush_n; static int* g_sink;
+static L2Flush* g_flush = nullptr;
 enum Mode { cold, batch, synced };
 static const char* mode_name[] = {"cold", "batch", "sync"};
 
@@ -79,7 +74,7 @@ float time_us(Mode m, const std::function<void()>& f, int reps) {
   for (int r = 0; r < reps + 3; ++r) {
     float ms = 0;
     if (m == cold) {
-      flush_read<<<528, 512>>>(g_flush, g_flush_n, g_sink);
+      (*g_flush)();
       CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
       CK(cudaEventElapsedTime(&ms, a, b));
     } else if (m == batch) {
@@ -108,9 +103,8 @@ int main(int argc, char** argv) {
 #define RL_PROBE_VARIANT "library as built"
 #endif
   std::printf("device %s, %d SMs, L2 %d MiB, variant %s\n", p.name, sms, p.l2CacheSize >> 20, RL_PROBE_VARIANT);
-  g_flush_n = std::size_t(p.l2CacheSize) * 2 / sizeof(int4);
-  CK(cudaMalloc(&g_flush, g_flush_n * sizeof(int4))); CK(cudaMemset(g_flush, 0, g_flush_n * sizeof(int4)));
-  CK(cudaMalloc(&g_sink, 4));
+  L2Flush flush(p);
+  g_flush = &flush;
   const std::size_t maxn = std::size_t(1) << 26;
   int* in; CK(cudaMalloc(&in, maxn * 4));
   std::vector<int> h(maxn); for (std::size_t i = 0; i < maxn; ++i) h[i] = int((i * 2654435761u) >> 20) - 2048;

@@ -12,24 +12,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "probe_timing.cuh"
 #include "reducelab/detail/device_reduce.cuh"  // its own instantiations: variants build with -DRL_REDUCE_*
 
-#define CK(x)                                                                                   \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 __global__ void empty_kernel() {}
-__global__ void flush_read(const int4* p, std::size_t n, int* sink) {
-  int acc = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
-    acc ^= __ldg(p + i).x;
-  if (acc == 0x7fffffff) *sink = acc;
-}
 
 struct Timer {
   cudaEvent_t a, b;
@@ -46,9 +33,7 @@ struct Timer {
   }
 };
 
-static int4* g_flush;
-static std::size_t g_flush_n;
-static int* g_sink;
+static L2Flush* g_flush = nullptr;
 static bool g_cold;
 
 template <class F>
@@ -56,7 +41,7 @@ float median_us(F&& f, int reps) {
   Timer t;
   std::vector<float> v;
   for (int r = 0; r < reps + 3; ++r) {
-    if (g_cold) flush_read<<<528, 512>>>(g_flush, g_flush_n, g_sink);
+    if (g_cold) (*g_flush)();
     const float x = t.us(f);
     if (r >= 3) v.push_back(x);
   }
@@ -98,10 +83,8 @@ int main(int argc, char** argv) {
   cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
   std::printf("device %s, %d SMs, L2 %d MiB\n", p.name, p.multiProcessorCount, p.l2CacheSize >> 20);
-  g_flush_n = std::size_t(p.l2CacheSize) * 2 / sizeof(int4);
-  CK(cudaMalloc(&g_flush, g_flush_n * sizeof(int4)));
-  CK(cudaMemset(g_flush, 0, g_flush_n * sizeof(int4)));
-  CK(cudaMalloc(&g_sink, 4));
+  L2Flush flush(p);
+  g_flush = &flush;
   void* buf;
   const std::size_t bytes = (std::size_t(1) << max_lg) * 8;
   CK(cudaMalloc(&buf, bytes));

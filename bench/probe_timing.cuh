@@ -1,0 +1,62 @@
+#pragma once
+// What the developer probes (midn_probe, exact_probe, free_probe) share: a checked CUDA call that
+// exits with the failing expression, and the cold timing of `reducelab bench`: each call queued
+// behind a read of twice the L2, timed with CUDA events, the median of `repeats` after warm-ups.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#define CK(x)                                                                                                  \
+  do {                                                                                                         \
+    cudaError_t e_ = (x);                                                                                      \
+    if (e_ != cudaSuccess) {                                                                                   \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));                  \
+      std::exit(1);                                                                                            \
+    }                                                                                                          \
+  } while (0)
+
+__global__ void flush_read(const int4* p, std::size_t n, int* sink) {
+  int acc = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    acc ^= __ldg(p + i).x;
+  if (acc == 0x7fffffff) *sink = acc;
+}
+
+// Twice the L2 of device 0, read before each cold call.
+struct L2Flush {
+  int4* data = nullptr;
+  std::size_t n = 0;
+  int* sink = nullptr;
+  explicit L2Flush(const cudaDeviceProp& p) : n(std::size_t(p.l2CacheSize) * 2 / sizeof(int4)) {
+    CK(cudaMalloc(&data, n * sizeof(int4)));
+    CK(cudaMemset(data, 0, n * sizeof(int4)));
+    CK(cudaMalloc(&sink, 4));
+  }
+  void operator()() const { flush_read<<<528, 512>>>(data, n, sink); }
+};
+
+// The median GPU time of f in microseconds, each call queued behind `flush`; `warmups` calls first.
+inline float cold_us(const L2Flush& flush, const std::function<void()>& f, int repeats, int warmups = 3) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> v;
+  for (int r = 0; r < repeats + warmups; ++r) {
+    float ms = 0;
+    flush();
+    CK(cudaEventRecord(a));
+    f();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaEventElapsedTime(&ms, a, b));
+    if (r >= warmups) v.push_back(ms * 1000);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
