@@ -110,6 +110,16 @@ constexpr decltype(auto) with_lab_op(OpKind op, F&& f) {
   throw std::invalid_argument("the lab does not run " + std::string(name(op)));
 }
 
+// Calls f.template operator()<Tag>() for every lab row in table order (the rows' folds in
+// core::Exact, ...).
+template <class F>
+constexpr void for_each_lab_op(F&& f) {
+#define RL_FOR_LAB_OP_(id, lab, ...) \
+  if constexpr (lab) f.template operator()<::reducelab::op::id>();
+  RL_OP_TABLE(RL_FOR_LAB_OP_)
+#undef RL_FOR_LAB_OP_
+}
+
 inline constexpr auto kAllOps = ids_where<kOps>();
 inline constexpr auto kLabOps = ids_where<kOps, &OpInfo::lab>();
 

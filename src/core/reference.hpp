@@ -1,6 +1,7 @@
 #pragma once
 // CPU references. The seeds' two host reductions, fixed for every length, and the exact
 // reference that every kernel of the lab is verified against.
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -33,30 +34,49 @@ struct ExactSum {
   long double abs_sum = 0;    // sum of |x|, for error bounds
 };
 
-// The exact reduction of any of the library's twelve element types, built up from pieces
-// (threads may each take a range and merge): integers summed in 128 bits, floating point (half
-// and bfloat16 through float) in Neumaier's compensated long double sum, plus sum |x| for the
-// rounding bound, and the minimum and maximum (NaN-free input assumed).
+// The value type core::Exact folds a lab operation's combine in: integers widened to 64 bits of
+// their own signedness (the gallery's widest accumulator; a narrower accumulator holds the same
+// fold truncated, for the ring operations and the order operations alike), half and bfloat16 as
+// float (every one is a float, exactly), float and double as themselves.
+template <class T>
+using fold_t = std::conditional_t<
+    std::is_integral_v<T>, std::conditional_t<std::is_signed_v<T>, long long, unsigned long long>,
+    std::conditional_t<reducelab::is_half_like<T>, float, T>>;
+
+// The exact reduction of any of the library's twelve element types under every lab operation,
+// built up from pieces (threads may each take a range and merge). The sum is the one operation
+// that rounds, so it has a reference of its own: integers summed in 128 bits, floating point
+// (half and bfloat16 through float) in Neumaier's compensated long double sum, plus sum |x| for
+// the rounding bound. Every other lab row of RL_OP_TABLE (min, max, and any row added there) is
+// exact in any order, as the lab requires of it, and its reference is the serial fold of the
+// row's own combine over the values widened to fold_t<T> (NaN-free input assumed).
 template <class T>
 struct Exact {
+  using F = fold_t<T>;
   std::size_t n = 0;
   __int128 integer = 0;
   long double sum = 0, compensation = 0, abs_sum = 0;
-  T min{}, max{};
+  std::array<F, std::size(kOps)> folds = identities();  // by OpKind; the lab rows but sum
 
   static long double real(T x) {
     if constexpr (reducelab::is_half_like<T>) return reducelab::to_float(x);
     else return static_cast<long double>(x);
+  }
+  static F widen(T x) {
+    if constexpr (reducelab::is_half_like<T>) return reducelab::to_float(x);
+    else return static_cast<F>(x);
   }
   static void neumaier(long double& s, long double& c, long double x) {
     const long double t = s + x;
     c += std::fabs(s) >= std::fabs(x) ? (s - t) + x : (x - t) + s;
     s = t;
   }
+  // The fold of lab operation op (not sum) so far; the row's identity while n == 0.
+  F fold(OpKind op) const { return folds[static_cast<std::size_t>(op)]; }
+
   void add(std::span<const T> x) {
     for (const T v : x) {
-      if (n == 0 || real(v) < real(min)) min = v;
-      if (n == 0 || real(v) > real(max)) max = v;
+      fold_in(widen(v));
       ++n;
       if constexpr (std::is_integral_v<T>) {
         integer += v;
@@ -69,8 +89,7 @@ struct Exact {
   }
   void merge(const Exact& o) {
     if (o.n == 0) return;
-    if (n == 0 || real(o.min) < real(min)) min = o.min;
-    if (n == 0 || real(o.max) > real(max)) max = o.max;
+    for_each_folded([&]<class Tag>(F& f) { f = Combine<Tag, F>{}(f, o.fold(op_of<Tag>)); });
     integer += o.integer;
     neumaier(sum, compensation, o.sum);
     compensation += o.compensation;
@@ -81,6 +100,23 @@ struct Exact {
   long double value() const {
     if constexpr (std::is_integral_v<T>) return static_cast<long double>(integer);
     else return sum + compensation;
+  }
+
+ private:
+  // Calls f.template operator()<Tag>(fold) for each lab row but sum.
+  template <class G>
+  void for_each_folded(G&& g) {
+    for_each_lab_op([&]<class Tag>() {
+      if constexpr (op_of<Tag> != OpKind::sum) g.template operator()<Tag>(folds[static_cast<std::size_t>(op_of<Tag>)]);
+    });
+  }
+  void fold_in(F x) {
+    for_each_folded([&]<class Tag>(F& f) { f = Combine<Tag, F>{}(f, x); });
+  }
+  static constexpr std::array<F, std::size(kOps)> identities() {
+    std::array<F, std::size(kOps)> a{};
+    for_each_lab_op([&]<class Tag>() { a[static_cast<std::size_t>(op_of<Tag>)] = Combine<Tag, F>::identity(); });
+    return a;
   }
 };
 

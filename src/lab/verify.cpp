@@ -47,7 +47,7 @@ double unit_roundoff() {
 
 std::string expected_text(const Expected& e) {
   return core::with_dtype(e.result, [&]<class R>() -> std::string {
-    if (e.op != OpKind::sum) return value_text(read<R>(e.extreme.data()));
+    if (e.op != OpKind::sum) return value_text(read<R>(e.folded.data()));
     if constexpr (std::is_integral_v<R>) return e.wraps ? value_text(static_cast<R>(e.integer)) : int128_text(e.integer);
     else if constexpr (std::is_floating_point_v<R>) return value_text(static_cast<R>(e.real));
     else throw std::invalid_argument("verify: no sum is stored as " + std::string(core::name(e.result)));
@@ -71,7 +71,7 @@ Verdict judge(const Expected& e, const void* got, const void* same_bits, std::st
     v.result = value_text(r);
     v.expected = e.text;
     if (e.op != OpKind::sum) {
-      v.ok = std::memcmp(&r, e.extreme.data(), sizeof r) == 0;
+      v.ok = std::memcmp(&r, e.folded.data(), sizeof r) == 0;
       v.check = "equal bits";
     } else if constexpr (std::is_integral_v<R>) {
       v.ok = r == static_cast<R>(e.integer);

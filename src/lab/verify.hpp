@@ -30,7 +30,7 @@ struct Expected {
   __int128 integer = 0;                    // integer sums: exact
   long double real = 0;                    // floating-point sums: far below one rounding off
   long double abs_sum = 0;                 // sum of |x|, for the rounding bound
-  std::array<unsigned char, 16> extreme{};  // min, max: the element, as a `result`
+  std::array<unsigned char, 16> folded{};  // any other op: its combine's fold, as a `result`
   bool wraps = false;                      // an integer sum narrower than 64 bits (the textbook's int)
   std::string text;                        // printed as the expected column
 };
@@ -82,20 +82,23 @@ Expected expect(const core::Exact<T>& truth, OpKind op, Dtype result) {
     else e.real = truth.value();
     e.wraps = core::is_integer(result) && core::size_of(result) < 8;
   } else {
-    // The exact reference (core::Exact) holds the sum, the minimum and the maximum.
-    if (op != OpKind::min && op != OpKind::max)
-      throw std::logic_error("verify: no exact reference for " + std::string(core::name(op)) +
-                             " (core::Exact in core/reference.hpp holds sum, min and max)");
-    const T x = op == OpKind::min ? truth.min : truth.max;
+    // Every other lab op: the fold of its own combine (core::Exact), stored as `result`.
+    const auto x = truth.fold(op);
+    using F = std::remove_const_t<decltype(x)>;
     core::with_dtype(result, [&]<class R>() {
-      if constexpr (std::is_same_v<R, T> || (std::is_arithmetic_v<R> && std::is_arithmetic_v<T>)) {
-        const R r = static_cast<R>(x);
-        static_assert(sizeof(R) <= sizeof(e.extreme));
-        std::memcpy(e.extreme.data(), &r, sizeof r);
+      static_assert(sizeof(R) <= sizeof(e.folded));
+      R r;
+      if constexpr (std::is_same_v<R, F> || (std::is_arithmetic_v<R> && std::is_arithmetic_v<F>)) {
+        r = static_cast<R>(x);
+      } else if constexpr (std::is_same_v<R, reducelab::half> && std::is_same_v<F, float>) {
+        r = reducelab::to_half(x);  // a fold of halves is a half: exact
+      } else if constexpr (std::is_same_v<R, reducelab::bfloat16> && std::is_same_v<F, float>) {
+        r = reducelab::to_bfloat16(x);
       } else {
         throw std::invalid_argument("verify: " + std::string(core::name(result)) + " cannot hold a " +
                                     std::string(core::name(core::dtype_of<T>)));
       }
+      std::memcpy(e.folded.data(), &r, sizeof r);
     });
   }
   e.text = expected_text(e);

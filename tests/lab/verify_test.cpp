@@ -98,3 +98,55 @@ TEST(Verdict, GalleryInputsUseTheAccumulator) {
 }
 
 }  // namespace
+
+// Every lab row but sum is judged against the serial fold of its own combine, for every element
+// type and both accumulators of the gallery: a new row of RL_OP_TABLE needs no reference of its
+// own. The input is folded in pieces and merged, as bench and run extend it across threads.
+TEST(Verdict, EveryLabRowButSumIsItsCombinesFold) {
+  int rows = 0;
+  core::for_each_lab_op([&]<class Tag>() {
+    if constexpr (core::op_of<Tag> != OpKind::sum) {
+      ++rows;
+      const OpKind op = core::op_of<Tag>;
+      for (const Dtype d : core::kAllDtypes) {
+        core::with_dtype(d, [&]<class T>() {
+          const std::size_t n = 1001;
+          std::vector<T> x(n);
+          std::uint64_t s = 0x9e3779b97f4a7c15ull;
+          for (auto& v : x) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            const int small = static_cast<int>((s >> 33) % 200) - 100;  // every type holds it
+            if constexpr (std::is_same_v<T, reducelab::half>) v = reducelab::to_half(small * 0.5f);
+            else if constexpr (std::is_same_v<T, reducelab::bfloat16>) v = reducelab::to_bfloat16(small * 0.5f);
+            else v = static_cast<T>(std::is_signed_v<T> ? small : small + 100);
+          }
+          core::Exact<T> truth, tail;
+          truth.add(std::span<const T>(x).first(400));
+          tail.add(std::span<const T>(x).subspan(400));
+          truth.merge(tail);
+          using R = reducelab::result_t<T, Tag>;
+          using F = core::fold_t<T>;
+          F want = core::Combine<Tag, F>::identity();
+          for (const T v : x) want = core::Combine<Tag, F>{}(want, core::Exact<T>::widen(v));
+          const auto e = lab::expect(truth, op, core::dtype_of<R>);
+          R r;
+          if constexpr (std::is_same_v<R, reducelab::half>) r = reducelab::to_half(want);
+          else if constexpr (std::is_same_v<R, reducelab::bfloat16>) r = reducelab::to_bfloat16(want);
+          else r = static_cast<R>(want);
+          EXPECT_TRUE(judge_value<R>(e, r).ok) << core::name(op) << " " << core::name(d);
+          EXPECT_EQ(judge_value<R>(e, r).check, "equal bits");
+          // One element more than the fold is judged wrong unless it leaves the fold as it was.
+          F other = core::Combine<Tag, F>{}(want, core::Exact<T>::widen(x.front()) + F(1));
+          if (other != want) {
+            R o;
+            if constexpr (std::is_same_v<R, reducelab::half>) o = reducelab::to_half(other);
+            else if constexpr (std::is_same_v<R, reducelab::bfloat16>) o = reducelab::to_bfloat16(other);
+            else o = static_cast<R>(other);
+            EXPECT_FALSE(judge_value<R>(e, o).ok) << core::name(op) << " " << core::name(d);
+          }
+        });
+      }
+    }
+  });
+  EXPECT_GE(rows, 2);  // min and max at least
+}
