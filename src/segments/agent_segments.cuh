@@ -433,23 +433,54 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint64_t rows_per_step = std::uint64_t(rows_per_warp) * kRowUnroll;
   const std::uint64_t warp = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
+  // Float, half and bfloat16 sums and means (exact pairs) try the window first (exact_pair.cuh).
+  constexpr bool kWindow = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
   for (std::uint64_t base = warp * rows_per_step; base < pieces.count; base += warps * rows_per_step) {
     std::uint64_t row[kRowUnroll];
-    Acc acc[kRowUnroll];
 #pragma unroll
-    for (unsigned u = 0; u < kRowUnroll; ++u) {
-      row[u] = base + std::uint64_t(u) * rows_per_warp + lane / lanes;
-      acc[u] = Sem::identity();
-    }
-    for (std::uint64_t k = sub; k < vectors; k += lanes) {  // once, unless rows are longer than a warp's vectors
-      const std::uint64_t at = k * kVec;
-      Vec<T> v[kRowUnroll];
+    for (unsigned u = 0; u < kRowUnroll; ++u) row[u] = base + std::uint64_t(u) * rows_per_warp + lane / lanes;
+    // The vectors from element `at` of the kRowUnroll rows, every load before the first use.
+    auto load_rows = [&](std::uint64_t at, Vec<T>* v) {
 #pragma unroll
-      for (unsigned u = 0; u < kRowUnroll; ++u)  // every load before the first combine
-        v[u] = Vec<T>{};
+      for (unsigned u = 0; u < kRowUnroll; ++u) v[u] = Vec<T>{};
 #pragma unroll
       for (unsigned u = 0; u < kRowUnroll; ++u)
         if (row[u] < pieces.count) v[u] = load_part(input + row[u] * pieces.step, at, length, aligned);
+    };
+    unsigned todo = (1u << kRowUnroll) - 1u;  // the rows (bit u) still to be written
+    if constexpr (kWindow) {  // plain double sums first, pairs only for the rows they cannot vouch for
+      WindowSum w[kRowUnroll];
+#pragma unroll
+      for (unsigned u = 0; u < kRowUnroll; ++u) w[u] = window_identity();
+      for (std::uint64_t k = sub; k < vectors; k += lanes) {
+        const std::uint64_t at = k * kVec;
+        Vec<T> v[kRowUnroll];
+        load_rows(at, v);
+        const bool whole = at + kVec <= length;
+#pragma unroll
+        for (unsigned u = 0; u < kRowUnroll; ++u)
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j)
+            if (whole || at + j < length) window_add(w[u], v[u].v[j]);  // past the end: no +0 (an all -0 row stays -0)
+      }
+      todo = 0;
+#pragma unroll
+      for (unsigned u = 0; u < kRowUnroll; ++u) {
+        for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) w[u] = window_merge(w[u], shuffle_down(w[u], offset));
+        const bool mine = sub == 0 && row[u] < pieces.count;
+        const bool exact = window_is_exact<T>(w[u], length);
+        if (mine && exact) store_piece<Sem>(output, row[u], Acc{w[u].s, 0.0}, length, redo);
+        todo |= (__ballot_sync(kFullMask, mine && !exact) != 0u ? 1u : 0u) << u;
+      }
+      if (todo == 0) continue;  // the same for the whole warp
+    }
+    Acc acc[kRowUnroll];
+#pragma unroll
+    for (unsigned u = 0; u < kRowUnroll; ++u) acc[u] = Sem::identity();
+    for (std::uint64_t k = sub; k < vectors; k += lanes) {  // once, unless rows are longer than a warp's vectors
+      const std::uint64_t at = k * kVec;
+      Vec<T> v[kRowUnroll];
+      load_rows(at, v);
       if (at + kVec <= length) {  // whole vectors (the same for every row)
 #pragma unroll
         for (unsigned u = 0; u < kRowUnroll; ++u)
@@ -468,7 +499,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (unsigned u = 0; u < kRowUnroll; ++u) {
       for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) acc[u] = Sem::combine(acc[u], shuffle_down(acc[u], offset));
-      if (sub == 0 && row[u] < pieces.count) store_piece<Sem>(output, row[u], acc[u], length, redo);
+      if (sub == 0 && row[u] < pieces.count && ((todo >> u) & 1u)) store_piece<Sem>(output, row[u], acc[u], length, redo);
     }
   }
 }

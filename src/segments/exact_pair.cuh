@@ -97,6 +97,50 @@ RL_HD_INLINE Out exact_pair_mean(double a, double b, std::uint64_t n) {
   return exact_result<T, Out>(digits, first, last, flags, n, words);
 }
 
+// ---- The window: a plain double sum that vouches for itself --------------------------------
+// A float, half or bfloat16 piece is usually summed exactly by plain double additions: every
+// element is a multiple of 2^(emin - bias - mantissa + 1) and below 2^(emax - bias + 1), so while
+// log2(n) + emax - emin <= 53 - mantissa every partial sum, in any order, is a double
+// (tile_sum_is_exact). A WindowSum carries that sum with the largest and smallest magnitudes' bits
+// seen: a merge is one double addition and two integer comparisons, against the pair's four
+// TwoSums, and the row's lanes fold it with three shuffles a step. A piece whose window turns out
+// too wide (or holds an infinity or NaN) is summed again with pairs (reduceRowGroups).
+struct WindowSum {
+  double s;
+  std::uint32_t most;   // the largest magnitude's bits
+  std::uint32_t least;  // the smallest non-zero magnitude's bits minus one (zeros wrap to the top)
+};
+template <class T>
+struct WindowBits {  // the magnitude's bits and where its exponent field starts and ends
+  static constexpr unsigned kShift = std::is_same_v<T, float> ? 23 : (std::is_same_v<T, half> ? 10 : 7);
+  static constexpr unsigned kSpecial = std::is_same_v<T, half> ? 0x1f : 0xff;
+  RL_HD_INLINE static std::uint32_t magnitude(T x) {
+    if constexpr (std::is_same_v<T, float>) return bits_of_float(x) & 0x7fffffffu;
+    else return x.bits & 0x7fffu;
+  }
+};
+RL_HD_INLINE WindowSum window_identity() { return WindowSum{-0.0, 0u, 0xffffffffu}; }
+template <class T>
+RL_HD_INLINE void window_add(WindowSum& w, T x) {
+  const std::uint32_t m = WindowBits<T>::magnitude(x);
+  w.most = m > w.most ? m : w.most;
+  w.least = m - 1u < w.least ? m - 1u : w.least;
+  w.s += static_cast<double>(widen(x));
+}
+RL_HD_INLINE WindowSum window_merge(const WindowSum& a, const WindowSum& b) {
+  return WindowSum{a.s + b.s, a.most > b.most ? a.most : b.most, a.least < b.least ? a.least : b.least};
+}
+// Whether w.s is the exact sum of the n elements it took in (n >= 1).
+template <class T>
+RL_HD_INLINE bool window_is_exact(const WindowSum& w, std::uint64_t n) {
+  using B = WindowBits<T>;
+  const int emax = static_cast<int>(w.most >> B::kShift), emin = static_cast<int>(w.least >> B::kShift);
+  if (emax >= static_cast<int>(B::kSpecial)) return false;  // an infinity or NaN: the pairs flag it
+  int log2n = 0;
+  while ((std::uint64_t(1) << log2n) < n) ++log2n;
+  return tile_sum_is_exact<T>(emin, emax, log2n);
+}
+
 // The accumulator of exact piece sums (Op is op::sum or op::mean of a floating-point T).
 template <class T, class Op>
 struct ExactPieceSemantics {
@@ -135,15 +179,13 @@ struct ExactPieceSemantics {
   template <unsigned N>
   RL_HD_INLINE static Acc absorb_batch(Acc acc, const T* v) {
     if constexpr (!std::is_same_v<T, double>) {
-      constexpr unsigned kShift = std::is_same_v<T, float> ? 23 : (std::is_same_v<T, half> ? 10 : 7);
-      constexpr unsigned kSpecial = std::is_same_v<T, half> ? 0x1f : 0xff;
+      constexpr unsigned kShift = WindowBits<T>::kShift;
+      constexpr unsigned kSpecial = WindowBits<T>::kSpecial;
       constexpr int kLog2 = N <= 1 ? 0 : N <= 2 ? 1 : N <= 4 ? 2 : N <= 8 ? 3 : N <= 16 ? 4 : N <= 32 ? 5 : 6;
       static_assert(N <= 64, "tile_sum_is_exact is asked for at most 64 elements");
       std::uint32_t most = 0, least = 0xffffffffu;
       for (unsigned j = 0; j < N; ++j) {
-        std::uint32_t m;
-        if constexpr (std::is_same_v<T, float>) m = bits_of_float(v[j]) & 0x7fffffffu;
-        else m = v[j].bits & 0x7fffu;
+        const std::uint32_t m = WindowBits<T>::magnitude(v[j]);
         most = m > most ? m : most;
         least = m - 1u < least ? m - 1u : least;  // zeros wrap to the top and drop out
       }

@@ -197,6 +197,35 @@ TYPED_TEST(AwkwardShapes, SimtHasTheCpuBitsForEveryOperation) {
   });
 }
 
+// Rows of floats are first summed in plain double (the window); a row whose exponents lie too far
+// apart for that is summed again with pairs, in the same warp, and only that row is rewritten.
+// Every third row is {2^60, 1, -2^60, 3} (a plain double sum gives 3; the pair holds it
+// exactly), the others ordinary; neighbours of both kinds share warps. No row reaches the digits.
+TEST(RowGroups, RowsTheWindowCannotVouchForTakeThePair) {
+  for (const std::uint64_t cols : {std::uint64_t(4), std::uint64_t(16), std::uint64_t(100), std::uint64_t(256)}) {
+    const std::uint64_t rows = 301;
+    std::vector<float> x(rows * cols, 0.0f), want(rows);
+    for (std::uint64_t r = 0; r < rows; ++r) {
+      float* row = x.data() + r * cols;
+      if (r % 3 == 0) {
+        row[0] = 0x1p60f, row[1] = 1.0f, row[2] = -0x1p60f, row[3] = 3.0f;
+        want[r] = 4.0f;
+      } else {
+        float sum = 0;
+        for (std::uint64_t c = 0; c < cols; ++c) sum += row[c] = static_cast<float>((r + c) % 9) - 4.0f;
+        want[r] = sum;
+      }
+    }
+    for (unsigned grid : {0u, 1u, 3u}) {
+      const std::string what = std::to_string(cols) + " columns, grid " + std::to_string(grid);
+      const auto got = detail::simt_reduce_axis(x.data(), Matrix{rows, cols, 0}, 1, op::sum{}, grid);
+      EXPECT_EQ(detail::simt_last_redone(), 0u) << what;
+      ASSERT_EQ(got.size(), rows);
+      for (std::uint64_t r = 0; r < rows; ++r) ASSERT_EQ(got[r], want[r]) << what << ", row " << r;
+    }
+  }
+}
+
 // Short rows read coalesced: rows of 4, 16 and 256 floats, packed, a few lanes each: every warp
 // load covers 512 contiguous bytes (32 rows of 4, 8 rows of 16, half a row of 256), so the
 // sectors moved are the input's bytes / 32 and the warp accesses one per 512 bytes, plus the

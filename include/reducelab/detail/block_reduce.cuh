@@ -25,6 +25,12 @@ __device__ __forceinline__ A shuffle_down(A v, unsigned offset) {
     A r;
     r.bits = static_cast<std::uint16_t>(__shfl_down_sync(kFullMask, static_cast<unsigned>(v.bits), offset));
     return r;
+  } else if constexpr (requires { v.s; v.most; v.least; }) {  // a WindowSum (exact piece sums)
+    A r;
+    r.s = __shfl_down_sync(kFullMask, v.s, offset);
+    r.most = __shfl_down_sync(kFullMask, v.most, offset);
+    r.least = __shfl_down_sync(kFullMask, v.least, offset);
+    return r;
   } else if constexpr (requires { A::kTwoDoubles; }) {  // a pair of doubles (exact piece sums)
     A r;
     r.a = __shfl_down_sync(kFullMask, v.a, offset);
