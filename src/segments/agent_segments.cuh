@@ -139,10 +139,9 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_tile(rl::gmem<const T> x,
 // order gives these operations' bits. The whole warp must call it.
 template <class T, class Sem>
 __device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n, bool aligned) {
-  using Acc = typename Sem::Acc;
   constexpr unsigned kVec = Shape<T>::kVec;
   const unsigned lane = threadIdx.x % 32;
-  Acc acc = Sem::identity();
+  RunningFold<T, Sem> run;
   std::uint64_t done = 0;
   if (aligned) {
     const std::uint64_t vectors = n / kVec;
@@ -153,11 +152,11 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x,
       for (unsigned u = 0; u < 4; ++u) v[u] = load_vec(x, (k + u * 32) * kVec);
 #pragma unroll
       for (unsigned u = 0; u < 4; ++u)
-        acc = absorb_elements<Sem, kVec>(acc, v[u].v, [&](unsigned j) { return (k + u * 32) * kVec + j; });
+        run.template take<kVec>(v[u].v, [&](unsigned j) { return (k + u * 32) * kVec + j; });
     }
     for (; k < vectors; k += 32) {
       const Vec<T> v = load_vec(x, k * kVec);
-      acc = absorb_elements<Sem, kVec>(acc, v.v, [&](unsigned j) { return k * kVec + j; });
+      run.template take<kVec>(v.v, [&](unsigned j) { return k * kVec + j; });
     }
     done = vectors * kVec;
   }
@@ -166,10 +165,10 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x,
     T v[4];
 #pragma unroll
     for (unsigned u = 0; u < 4; ++u) v[u] = x[e + u * 32];
-    acc = absorb_elements<Sem, 4>(acc, v, [&](unsigned u) { return e + u * 32; });
+    run.template take<4>(v, [&](unsigned u) { return e + u * 32; });
   }
-  for (; e < n; e += 32) acc = Sem::absorb(acc, Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[e], e)));
-  return warp_fold<Sem>(acc);
+  for (; e < n; e += 32) run.take_one(x[e], e);
+  return warp_fold<Sem>(run.result());
 }
 
 // Launch with kThreads threads and any grid; thread k of the grid reduces pieces k, k + (threads
@@ -315,7 +314,6 @@ __global__ void __launch_bounds__(kThreads)
     reduceColumns(rl::gmem<const T> input, ColumnShape shape, rl::gmem<typename Sem::Acc> partials,
                   rl::gmem<unsigned> tickets, rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
   using Acc = typename Sem::Acc;
-  using Inner = typename Sem::Inner;
   __shared__ Acc lane_storage[kThreads];
   rl::smem<Acc> lanes = lane_storage;
   __shared__ unsigned last_storage[1];
@@ -333,20 +331,18 @@ __global__ void __launch_bounds__(kThreads)
     const bool mine = active && column < shape.cols;
     const std::uint64_t row_begin = band * shape.band_rows;
     const std::uint64_t row_end = row_begin + shape.band_rows < shape.rows ? row_begin + shape.band_rows : shape.rows;
-    Acc acc = Sem::identity();
+    RunningFold<T, Sem> run;
     if (mine) {
       std::uint64_t r = row_begin + std::uint64_t(warp) * phases + phase;
       for (; r + 7 * step < row_end; r += 8 * step) {  // eight loads in flight
         T x[8];
 #pragma unroll
         for (unsigned k = 0; k < 8; ++k) x[k] = input[(r + k * step) * shape.pitch + column];
-        acc = absorb_elements<Sem, 8>(acc, x, [&](unsigned k) { return r + k * step; });
+        run.template take<8>(x, [&](unsigned k) { return r + k * step; });
       }
-      Inner in = Sem::inner_identity();
-      for (; r < row_end; r += step) in = Sem::inner_combine(in, Sem::lift(input[r * shape.pitch + column], r));
-      acc = Sem::absorb(acc, in);
+      for (; r < row_end; r += step) run.take_one(input[r * shape.pitch + column], r);
     }
-    lanes[threadIdx.x] = acc;
+    lanes[threadIdx.x] = run.result();
     __syncthreads();
     Acc total = Sem::identity();
     if (threadIdx.x < width) {  // this block's fold of column group * width + threadIdx.x
@@ -424,7 +420,6 @@ __global__ void __launch_bounds__(kThreads)
     reduceRowGroups(rl::gmem<const T> input, Pieces pieces, unsigned lanes, bool aligned,
                     rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
   using Acc = typename Sem::Acc;
-  using Inner = typename Sem::Inner;
   constexpr unsigned kVec = Shape<T>::kVec;
   const unsigned lane = threadIdx.x % 32, sub = lane % lanes;
   const unsigned rows_per_warp = 32 / lanes;
@@ -434,7 +429,9 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint64_t warp = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
   // Float, half and bfloat16 sums and means (exact pairs) try the window first (exact_pair.cuh).
+  // Longer rows fold each lane's run in a window and the lanes' pairs in the tree (RunningFold).
   constexpr bool kWindow = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
+  constexpr std::uint64_t kRowWindow = 1024;
   for (std::uint64_t base = warp * rows_per_step; base < pieces.count; base += warps * rows_per_step) {
     std::uint64_t row[kRowUnroll];
 #pragma unroll
@@ -449,55 +446,53 @@ __global__ void __launch_bounds__(kThreads)
     };
     unsigned todo = (1u << kRowUnroll) - 1u;  // the rows (bit u) still to be written
     if constexpr (kWindow) {  // plain double sums first, pairs only for the rows they cannot vouch for
-      WindowSum w[kRowUnroll];
+      if (length <= kRowWindow) {
+        WindowSum w[kRowUnroll];
 #pragma unroll
-      for (unsigned u = 0; u < kRowUnroll; ++u) w[u] = window_identity();
-      for (std::uint64_t k = sub; k < vectors; k += lanes) {
-        const std::uint64_t at = k * kVec;
-        Vec<T> v[kRowUnroll];
-        load_rows(at, v);
-        const bool whole = at + kVec <= length;
+        for (unsigned u = 0; u < kRowUnroll; ++u) w[u] = window_identity();
+        for (std::uint64_t k = sub; k < vectors; k += lanes) {
+          const std::uint64_t at = k * kVec;
+          Vec<T> v[kRowUnroll];
+          load_rows(at, v);
+          const bool whole = at + kVec <= length;
 #pragma unroll
-        for (unsigned u = 0; u < kRowUnroll; ++u)
+          for (unsigned u = 0; u < kRowUnroll; ++u)
 #pragma unroll
-          for (unsigned j = 0; j < kVec; ++j)
-            if (whole || at + j < length) window_add(w[u], v[u].v[j]);  // past the end: no +0 (an all -0 row stays -0)
+            for (unsigned j = 0; j < kVec; ++j)
+              if (whole || at + j < length) window_add(w[u], v[u].v[j]);  // past the end: no +0 (an all -0 row stays -0)
+        }
+        todo = 0;
+#pragma unroll
+        for (unsigned u = 0; u < kRowUnroll; ++u) {
+          for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) w[u] = window_merge(w[u], shuffle_down(w[u], offset));
+          const bool mine = sub == 0 && row[u] < pieces.count;
+          const bool exact = window_is_exact<T>(w[u], length);
+          if (mine && exact) store_piece<Sem>(output, row[u], Acc{w[u].s, 0.0}, length, redo);
+          todo |= (__ballot_sync(kFullMask, mine && !exact) != 0u ? 1u : 0u) << u;
+        }
+        if (todo == 0) continue;  // the same for the whole warp
       }
-      todo = 0;
-#pragma unroll
-      for (unsigned u = 0; u < kRowUnroll; ++u) {
-        for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) w[u] = window_merge(w[u], shuffle_down(w[u], offset));
-        const bool mine = sub == 0 && row[u] < pieces.count;
-        const bool exact = window_is_exact<T>(w[u], length);
-        if (mine && exact) store_piece<Sem>(output, row[u], Acc{w[u].s, 0.0}, length, redo);
-        todo |= (__ballot_sync(kFullMask, mine && !exact) != 0u ? 1u : 0u) << u;
-      }
-      if (todo == 0) continue;  // the same for the whole warp
     }
-    Acc acc[kRowUnroll];
-#pragma unroll
-    for (unsigned u = 0; u < kRowUnroll; ++u) acc[u] = Sem::identity();
+    RunningFold<T, Sem> run[kRowUnroll];
     for (std::uint64_t k = sub; k < vectors; k += lanes) {  // once, unless rows are longer than a warp's vectors
       const std::uint64_t at = k * kVec;
       Vec<T> v[kRowUnroll];
       load_rows(at, v);
       if (at + kVec <= length) {  // whole vectors (the same for every row)
 #pragma unroll
-        for (unsigned u = 0; u < kRowUnroll; ++u)
-          acc[u] = absorb_elements<Sem, kVec>(acc[u], v[u].v, [&](unsigned j) { return at + j; });
+        for (unsigned u = 0; u < kRowUnroll; ++u) run[u].template take<kVec>(v[u].v, [&](unsigned j) { return at + j; });
       } else {
 #pragma unroll
-        for (unsigned u = 0; u < kRowUnroll; ++u) {
-          Inner in = Sem::inner_identity();
+        for (unsigned u = 0; u < kRowUnroll; ++u)
 #pragma unroll
           for (unsigned j = 0; j < kVec; ++j)
-            if (at + j < length) in = Sem::inner_combine(in, Sem::lift(v[u].v[j], at + j));
-          acc[u] = Sem::absorb(acc[u], in);
-        }
+            if (at + j < length) run[u].take_one(v[u].v[j], at + j);
       }
     }
+    Acc acc[kRowUnroll];
 #pragma unroll
     for (unsigned u = 0; u < kRowUnroll; ++u) {
+      acc[u] = run[u].result();
       for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) acc[u] = Sem::combine(acc[u], shuffle_down(acc[u], offset));
       if (sub == 0 && row[u] < pieces.count && ((todo >> u) & 1u)) store_piece<Sem>(output, row[u], acc[u], length, redo);
     }
@@ -514,7 +509,6 @@ __global__ void __launch_bounds__(kThreads)
                      rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
                      rl::gmem<unsigned long long> redo) {
   using Acc = typename Sem::Acc;
-  using Inner = typename Sem::Inner;
   constexpr unsigned kVec = Shape<T>::kVec;
   constexpr unsigned kIn = 4;
   __shared__ Acc slot_storage[kWarps];
@@ -524,7 +518,7 @@ __global__ void __launch_bounds__(kThreads)
     piece_extent(pieces, begin, end, p, &first, &length);
     if (pieces.skip_short && length <= Shape<T>::kTile) continue;  // the same for the whole block
     const rl::gmem<const T> x = input + first;
-    Acc acc = Sem::identity();
+    RunningFold<T, Sem> run;
     if (pieces.stride == 1 && is_aligned16(x)) {
       const std::uint64_t vectors = length / kVec;
       std::uint64_t k = threadIdx.x;
@@ -534,16 +528,13 @@ __global__ void __launch_bounds__(kThreads)
         for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(x, (k + u * kThreads) * kVec);
 #pragma unroll
         for (unsigned u = 0; u < kIn; ++u)
-          acc = absorb_elements<Sem, kVec>(acc, v[u].v, [&](unsigned j) { return (k + u * kThreads) * kVec + j; });
+          run.template take<kVec>(v[u].v, [&](unsigned j) { return (k + u * kThreads) * kVec + j; });
       }
       for (; k < vectors; k += kThreads) {
         const Vec<T> v = load_vec(x, k * kVec);
-        acc = absorb_elements<Sem, kVec>(acc, v.v, [&](unsigned j) { return k * kVec + j; });
+        run.template take<kVec>(v.v, [&](unsigned j) { return k * kVec + j; });
       }
-      for (std::uint64_t e = vectors * kVec + threadIdx.x; e < length; e += kThreads) {
-        Inner in = Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[e], e));
-        acc = Sem::absorb(acc, in);
-      }
+      for (std::uint64_t e = vectors * kVec + threadIdx.x; e < length; e += kThreads) run.take_one(x[e], e);
     } else {
       const std::uint64_t stride = pieces.stride;
       std::uint64_t e = threadIdx.x;
@@ -551,11 +542,11 @@ __global__ void __launch_bounds__(kThreads)
         T v[kIn];
 #pragma unroll
         for (unsigned u = 0; u < kIn; ++u) v[u] = x[(e + u * kThreads) * stride];
-        acc = absorb_elements<Sem, kIn>(acc, v, [&](unsigned u) { return e + u * kThreads; });
+        run.template take<kIn>(v, [&](unsigned u) { return e + u * kThreads; });
       }
-      for (; e < length; e += kThreads) acc = Sem::absorb(acc, Sem::inner_combine(Sem::inner_identity(), Sem::lift(x[e * stride], e)));
+      for (; e < length; e += kThreads) run.take_one(x[e * stride], e);
     }
-    acc = block_fold<Sem>(acc, slots);
+    const Acc acc = block_fold<Sem>(run.result(), slots);
     if (threadIdx.x == 0) store_piece<Sem>(output, p, acc, length, redo);
     __syncthreads();  // slots are reused by the next piece
   }

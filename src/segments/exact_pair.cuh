@@ -136,8 +136,11 @@ RL_HD_INLINE bool window_is_exact(const WindowSum& w, std::uint64_t n) {
   using B = WindowBits<T>;
   const int emax = static_cast<int>(w.most >> B::kShift), emin = static_cast<int>(w.least >> B::kShift);
   if (emax >= static_cast<int>(B::kSpecial)) return false;  // an infinity or NaN: the pairs flag it
-  int log2n = 0;
-  while ((std::uint64_t(1) << log2n) < n) ++log2n;
+#if defined(__CUDA_ARCH__)
+  const int log2n = n <= 1 ? 0 : 64 - __clzll(static_cast<long long>(n - 1));
+#else
+  const int log2n = n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
+#endif
   return tile_sum_is_exact<T>(emin, emax, log2n);
 }
 

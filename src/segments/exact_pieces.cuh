@@ -36,6 +36,61 @@ __device__ __forceinline__ typename Sem::Acc absorb_elements(typename Sem::Acc a
   }
 }
 
+// A thread's fold of the elements it reads, batch by batch (index_of(k): element k's index in
+// its piece). Exact pairs of float, half and bfloat16 elements keep a window (exact_pair.cuh):
+// batches are summed in plain double while the exponents seen and the count keep every partial
+// sum exact; a batch that would widen the window past that first hands the running sum to the
+// pair, with one combine. So a thread usually combines its pair once, at the end, instead of
+// once per batch (four TwoSums each). Every other operation: absorb_elements.
+template <class T, class Sem>
+struct RunningFold {
+  using Acc = typename Sem::Acc;
+  static constexpr bool kWindow = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
+  Acc acc = Sem::identity();
+  WindowSum w = window_identity();
+  std::uint64_t count = 0;  // elements in w
+
+  template <unsigned N, class IndexOf>
+  __device__ __forceinline__ void take(const T* v, IndexOf index_of) {
+    if constexpr (!kWindow) {
+      acc = absorb_elements<Sem, N>(acc, v, index_of);
+    } else {
+      WindowSum batch = window_identity();
+#pragma unroll
+      for (unsigned j = 0; j < N; ++j) window_add(batch, v[j]);
+      const WindowSum both = window_merge(w, batch);
+      if (window_is_exact<T>(both, count + N)) {
+        w = both;
+        count += N;
+        return;
+      }
+      flush();
+      if (window_is_exact<T>(batch, N)) {
+        w = batch;
+        count = N;
+        return;
+      }
+#pragma unroll
+      for (unsigned j = 0; j < N; ++j) acc = Sem::combine(acc, Sem::lift(v[j], index_of(j)));
+    }
+  }
+  __device__ __forceinline__ void take_one(T x, std::uint64_t index) {
+    if constexpr (!kWindow) acc = Sem::absorb(acc, Sem::inner_combine(Sem::inner_identity(), Sem::lift(x, index)));
+    else take<1>(&x, [&](unsigned) { return index; });
+  }
+  __device__ __forceinline__ Acc result() {
+    if constexpr (kWindow) flush();
+    return acc;
+  }
+
+ private:
+  __device__ __forceinline__ void flush() {
+    if (count != 0) acc = Sem::combine(acc, Acc{w.s, 0.0});
+    w = window_identity();
+    count = 0;
+  }
+};
+
 // Writes piece p's result, or (an exact pair that lost part of its sum) lists p for the redo.
 template <class Sem>
 __device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, std::uint64_t p,
