@@ -413,10 +413,17 @@ __device__ __forceinline__ Vec<T> load_part(rl::gmem<const T> row, std::uint64_t
   return v;
 }
 
+// Blocks of reduceRowGroups an SM must hold. Float, half and bfloat16 sums keep the pairs' path
+// for the rows the window cannot vouch for in the same kernel; left alone, the compiler sized
+// the whole kernel's registers for it (118 per thread for float: two blocks an SM, half the
+// loads in flight of the max kernel's 53). Four blocks cap it at 64: the rare path may spill.
+template <class T, class Sem>
+inline constexpr int kRowGroupBlocks = is_exact_pieces<Sem>::value && !std::is_same_v<T, double> ? 4 : 1;
+
 // Launch with kThreads threads and any grid. `aligned`: the input and the pitch are multiples
 // of 16 bytes.
 template <class T, class Sem>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
     reduceRowGroups(rl::gmem<const T> input, Pieces pieces, unsigned lanes, bool aligned,
                     rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
   using Acc = typename Sem::Acc;
@@ -445,6 +452,34 @@ __global__ void __launch_bounds__(kThreads)
         if (row[u] < pieces.count) v[u] = load_part(input + row[u] * pieces.step, at, length, aligned);
     };
     unsigned todo = (1u << kRowUnroll) - 1u;  // the rows (bit u) still to be written
+    // One row r by its lanes, four vectors in flight each, folded with the row's shuffles.
+    auto pair_row = [&](std::uint64_t r) {
+      const bool live = r < pieces.count;
+      const rl::gmem<const T> x = input + (live ? r : 0) * pieces.step;
+      RunningFold<T, Sem> run;
+      auto take = [&](std::uint64_t k, const Vec<T>& v) {
+        const std::uint64_t at = k * kVec;
+        if (at + kVec <= length) {
+          run.template take<kVec>(v.v, [&](unsigned j) { return at + j; });
+        } else {
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j)
+            if (at + j < length) run.take_one(v.v[j], at + j);
+        }
+      };
+      std::uint64_t k = sub;
+      for (; k + 3 * lanes < vectors; k += 4 * lanes) {
+        Vec<T> v[4];
+#pragma unroll
+        for (unsigned q = 0; q < 4; ++q) v[q] = live ? load_part(x, (k + q * lanes) * kVec, length, aligned) : Vec<T>{};
+#pragma unroll
+        for (unsigned q = 0; q < 4; ++q) take(k + q * lanes, v[q]);
+      }
+      for (; k < vectors; k += lanes) take(k, live ? load_part(x, k * kVec, length, aligned) : Vec<T>{});
+      Acc acc = run.result();
+      for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) acc = Sem::combine(acc, shuffle_down(acc, offset));
+      if (sub == 0 && live) store_piece<Sem>(output, r, acc, length, redo);
+    };
     if constexpr (kWindow) {  // plain double sums first, pairs only for the rows they cannot vouch for
       if (length <= kRowWindow) {
         WindowSum w[kRowUnroll];
@@ -472,6 +507,12 @@ __global__ void __launch_bounds__(kThreads)
         }
         if (todo == 0) continue;  // the same for the whole warp
       }
+      // The rows left (or, past kRowWindow, every row), one at a time with pairs (RunningFold):
+      // one row's registers at a time keep this path from sizing the kernel.
+#pragma unroll 1
+      for (unsigned u = 0; u < kRowUnroll; ++u)
+        if ((todo >> u) & 1u) pair_row(row[u]);
+      continue;
     }
     RunningFold<T, Sem> run[kRowUnroll];
     for (std::uint64_t k = sub; k < vectors; k += lanes) {  // once, unless rows are longer than a warp's vectors

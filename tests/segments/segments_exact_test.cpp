@@ -202,8 +202,9 @@ TYPED_TEST(AwkwardShapes, SimtHasTheCpuBitsForEveryOperation) {
 // Every third row is {2^60, 1, -2^60, 3} (a plain double sum gives 3; the pair holds it
 // exactly), the others ordinary; neighbours of both kinds share warps. No row reaches the digits.
 TEST(RowGroups, RowsTheWindowCannotVouchForTakeThePair) {
-  for (const std::uint64_t cols : {std::uint64_t(4), std::uint64_t(16), std::uint64_t(100), std::uint64_t(256)}) {
-    const std::uint64_t rows = 301;
+  // 3000 columns: past the rows the window takes whole, every row goes through the pairs.
+  for (const std::uint64_t cols : {std::uint64_t(4), std::uint64_t(16), std::uint64_t(100), std::uint64_t(256), std::uint64_t(3000)}) {
+    const std::uint64_t rows = cols == 3000 ? 67 : 301;
     std::vector<float> x(rows * cols, 0.0f), want(rows);
     for (std::uint64_t r = 0; r < rows; ++r) {
       float* row = x.data() + r * cols;
