@@ -130,18 +130,31 @@ RL_HD_INLINE void window_add(WindowSum& w, T x) {
 RL_HD_INLINE WindowSum window_merge(const WindowSum& a, const WindowSum& b) {
   return WindowSum{a.s + b.s, a.most > b.most ? a.most : b.most, a.least < b.least ? a.least : b.least};
 }
+RL_HD_INLINE int ceil_log2(std::uint64_t n) {
+#if defined(__CUDA_ARCH__)
+  return n <= 1 ? 0 : 64 - __clzll(static_cast<long long>(n - 1));
+#else
+  return n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
+#endif
+}
+// The widest span of exponent fields (emax - emin) a window of up to n elements may hold and
+// still be exact (tile_sum_is_exact); negative when none is (double elements).
+template <class T>
+RL_HD_INLINE int window_span(std::uint64_t n) {
+  return 53 - ExactTraits<T>::kMantissa - ceil_log2(n);
+}
+// Whether w's sum is exact for a window allowed `span` (window_span of at most how many elements
+// it took in).
+template <class T>
+RL_HD_INLINE bool window_fits(const WindowSum& w, int span) {
+  using B = WindowBits<T>;
+  const int emax = static_cast<int>(w.most >> B::kShift), emin = static_cast<int>(w.least >> B::kShift);
+  return emax < static_cast<int>(B::kSpecial) && emax - emin <= span;  // an infinity or NaN: the pairs flag it
+}
 // Whether w.s is the exact sum of the n elements it took in (n >= 1).
 template <class T>
 RL_HD_INLINE bool window_is_exact(const WindowSum& w, std::uint64_t n) {
-  using B = WindowBits<T>;
-  const int emax = static_cast<int>(w.most >> B::kShift), emin = static_cast<int>(w.least >> B::kShift);
-  if (emax >= static_cast<int>(B::kSpecial)) return false;  // an infinity or NaN: the pairs flag it
-#if defined(__CUDA_ARCH__)
-  const int log2n = n <= 1 ? 0 : 64 - __clzll(static_cast<long long>(n - 1));
-#else
-  const int log2n = n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
-#endif
-  return tile_sum_is_exact<T>(emin, emax, log2n);
+  return window_fits<T>(w, window_span<T>(n));
 }
 
 // The accumulator of exact piece sums (Op is op::sum or op::mean of a floating-point T).

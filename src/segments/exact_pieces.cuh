@@ -38,18 +38,22 @@ __device__ __forceinline__ typename Sem::Acc absorb_elements(typename Sem::Acc a
 
 // A thread's fold of the elements it reads, batch by batch (index_of(k): element k's index in
 // its piece). Exact pairs of float, half and bfloat16 elements keep a window (exact_pair.cuh):
-// batches are summed in plain double while the exponents seen and the count keep every partial
-// sum exact; a batch that would widen the window past that first hands the running sum to the
-// pair, with one combine. So a thread usually combines its pair once, at the end, instead of
-// once per batch (four TwoSums each). Every other operation: absorb_elements.
+// batches are summed in plain double while the exponents seen keep every partial sum exact for
+// as many elements as the thread may take (`most`, given once: the check is then a subtraction
+// and a comparison); a batch that would widen the window past that first hands the running sum
+// to the pair, with one combine. So a thread usually combines its pair once, at the end,
+// instead of once per batch (four TwoSums each). Every other operation: absorb_elements.
 template <class T, class Sem>
 struct RunningFold {
   using Acc = typename Sem::Acc;
   static constexpr bool kWindow = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
   Acc acc = Sem::identity();
   WindowSum w = window_identity();
-  std::uint64_t count = 0;  // elements in w
+  int span = 0;
 
+  __device__ __forceinline__ explicit RunningFold(std::uint64_t most) {
+    if constexpr (kWindow) span = window_span<T>(most);
+  }
   template <unsigned N, class IndexOf>
   __device__ __forceinline__ void take(const T* v, IndexOf index_of) {
     if constexpr (!kWindow) {
@@ -59,15 +63,13 @@ struct RunningFold {
 #pragma unroll
       for (unsigned j = 0; j < N; ++j) window_add(batch, v[j]);
       const WindowSum both = window_merge(w, batch);
-      if (window_is_exact<T>(both, count + N)) {
+      if (window_fits<T>(both, span)) {
         w = both;
-        count += N;
         return;
       }
       flush();
-      if (window_is_exact<T>(batch, N)) {
+      if (window_fits<T>(batch, span)) {
         w = batch;
-        count = N;
         return;
       }
 #pragma unroll
@@ -85,9 +87,9 @@ struct RunningFold {
 
  private:
   __device__ __forceinline__ void flush() {
-    if (count != 0) acc = Sem::combine(acc, Acc{w.s, 0.0});
+    // Nothing to hand over only while the sum is -0 (no element, or only -0s); a +0 must go.
+    if (bits_of_double(w.s) != 0x8000000000000000ull) acc = Sem::combine(acc, Acc{w.s, 0.0});
     w = window_identity();
-    count = 0;
   }
 };
 
