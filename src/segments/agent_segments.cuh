@@ -510,7 +510,7 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
           for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) w[u] = window_merge(w[u], shuffle_down(w[u], offset));
           const bool mine = sub == 0 && row[u] < pieces.count;
           const bool exact = window_is_exact<T>(w[u], length);
-          if (mine && exact) store_piece<Sem>(output, row[u], Acc{w[u].s, 0.0}, length, redo);
+          if (mine && exact) output[row[u]] = Sem::finish_exact(w[u].s, length);
           todo |= (__ballot_sync(kFullMask, mine && !exact) != 0u ? 1u : 0u) << u;
         }
         if (todo == 0) continue;  // the same for the whole warp

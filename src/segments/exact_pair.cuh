@@ -215,6 +215,14 @@ struct ExactPieceSemantics {
     for (unsigned j = 0; j < N; ++j) acc = combine(acc, lift(v[j], 0));
     return acc;
   }
+  // The result of n elements whose exact sum is the double s (a window that vouched for itself):
+  // what finish gives for the pair {s, 0}, without its TwoSum and branches (a double rounds to
+  // float correctly in one conversion; -0 only when every element was -0).
+  RL_HD_INLINE static Out finish_exact(double s, std::uint64_t n) {
+    if (n == 0) return kMean ? std::numeric_limits<Out>::quiet_NaN() : Out(0);
+    if constexpr (kMean) return exact_pair_mean<T, Out>(s, 0.0, n);
+    else return static_cast<Out>(s);
+  }
   // Whether the pair lost part of its sum and no infinity or NaN decides the result anyway.
   RL_HD_INLINE static bool needs_redo(const Acc& p) {
     return pair_is_special(p) && pair_flags(p) == kPairLost;

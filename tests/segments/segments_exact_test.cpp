@@ -227,6 +227,43 @@ TEST(RowGroups, RowsTheWindowCannotVouchForTakeThePair) {
   }
 }
 
+// The min and max of half and bfloat16 pieces take two elements per 32-bit word (one 16x2 max and
+// min per word): rows and columns mixing NaNs of both signs, infinities, signed zeros,
+// subnormals and ordinary values have the CPU backend's bits along both axes, at every grid.
+template <class T>
+void expect_16bit_extrema() {
+  const std::vector<std::uint16_t> specials = std::is_same_v<T, half>
+      ? std::vector<std::uint16_t>{0x7e00, 0xfe01, 0x7c00, 0xfc00, 0x0000, 0x8000, 0x0001, 0x8001, 0x3c00, 0xbc00}
+      : std::vector<std::uint16_t>{0x7fc0, 0xffc1, 0x7f80, 0xff80, 0x0000, 0x8000, 0x0001, 0x8001, 0x3f80, 0xbf80};
+  for (const std::uint64_t cols : {std::uint64_t(16), std::uint64_t(37), std::uint64_t(300)}) {
+    const std::uint64_t rows = 97;
+    std::vector<T> x(rows * cols);
+    std::uint64_t state = 12345 + cols;
+    for (std::uint64_t i = 0; i < x.size(); ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      const std::uint32_t r = static_cast<std::uint32_t>(state >> 33);
+      // Most rows ordinary; some hold one special (its position varies), a few only zeros.
+      const std::uint64_t row = i / cols;
+      std::uint16_t bits = static_cast<std::uint16_t>(r & 0x3bff) | static_cast<std::uint16_t>((r >> 16) & 0x8000);
+      if (row % 3 == 1 && (r >> 20) % cols == 0) bits = specials[(row / 3 + (r >> 8)) % specials.size()];
+      if (row % 11 == 5) bits = (r & 1) ? 0x8000 : 0x0000;
+      x[i].bits = bits;
+    }
+    for (int axis : {0, 1})
+      for (unsigned grid : {0u, 2u}) {
+        const Matrix m{rows, cols, 0};
+        const std::string what = std::string(type_name<T>()) + " " + std::to_string(cols) + " columns, axis " +
+                                 std::to_string(axis) + ", grid " + std::to_string(grid);
+        expect_same(detail::simt_reduce_axis(x.data(), m, axis, op::max{}, grid), expected_axis(x, m, axis, op::max{}), "max " + what);
+        expect_same(detail::simt_reduce_axis(x.data(), m, axis, op::min{}, grid), expected_axis(x, m, axis, op::min{}), "min " + what);
+      }
+  }
+}
+TEST(SixteenBitExtrema, TwoPerWordHaveTheCpuBits) {
+  expect_16bit_extrema<half>();
+  expect_16bit_extrema<bfloat16>();
+}
+
 // Short rows read coalesced: rows of 4, 16 and 256 floats, packed, a few lanes each: every warp
 // load covers 512 contiguous bytes (32 rows of 4, 8 rows of 16, half a row of 256), so the
 // sectors moved are the input's bytes / 32 and the warp accesses one per 512 bytes, plus the

@@ -304,6 +304,35 @@ RL_HD_INLINE T value_of_key(typename order_key<T>::type k) {
 // with every NaN mapped to the key that wins (the lowest for min, the highest for max), so a NaN
 // anywhere gives NaN, as in NumPy, reported as the canonical quiet NaN; between -0 and +0, min
 // takes -0 and max +0. Either way the result does not depend on the order.
+// Per 16-bit lane signed max and min of two words (PTX max.s16x2 / min.s16x2: one instruction
+// from sm_90 on), as the host computes them.
+RL_HD_INLINE std::uint32_t max_s16x2(std::uint32_t a, std::uint32_t b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  std::uint32_t d;
+  asm("max.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+#else
+  const auto lane = [&](int shift) {
+    const std::int16_t x = static_cast<std::int16_t>(a >> shift), y = static_cast<std::int16_t>(b >> shift);
+    return static_cast<std::uint32_t>(static_cast<std::uint16_t>(x > y ? x : y)) << shift;
+  };
+  return lane(0) | lane(16);
+#endif
+}
+RL_HD_INLINE std::uint32_t min_s16x2(std::uint32_t a, std::uint32_t b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  std::uint32_t d;
+  asm("min.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+#else
+  const auto lane = [&](int shift) {
+    const std::int16_t x = static_cast<std::int16_t>(a >> shift), y = static_cast<std::int16_t>(b >> shift);
+    return static_cast<std::uint32_t>(static_cast<std::uint16_t>(x < y ? x : y)) << shift;
+  };
+  return lane(0) | lane(16);
+#endif
+}
+
 template <class T, bool kMax>
 struct Extremum {
   using Key = std::conditional_t<is_floating<T>, typename order_key<T>::type, T>;
@@ -330,6 +359,28 @@ struct Extremum {
   RL_HD_INLINE static Out finish(Acc a, std::uint64_t) {
     if constexpr (is_floating<T>) return a == nan_key() ? canonical_nan<T>() : value_of_key<T>(a);
     else return a;
+  }
+  // N (even) half or bfloat16 elements at once, two per 32-bit word: both keys of a word come
+  // from four integer operations, and the word's keys join the batch's largest and smallest with
+  // one 16x2 max and min. A NaN's key lies beyond the infinities' (above +inf's for a positive
+  // NaN, below -inf's for a negative one), so the two extremes also tell whether one was seen.
+  // Elementwise, the same took a float conversion and a compare for the NaN test per element.
+  template <unsigned N>
+  RL_HD_INLINE static Acc absorb_batch(Acc acc, const T* v) {
+    static_assert(is_half_like<T> && N % 2 == 0, "a batch of 16-bit floats, two per word");
+    std::uint32_t most = 0x80008000u, least = 0x7fff7fffu;
+#pragma unroll
+    for (unsigned j = 0; j < N; j += 2) {
+      const std::uint32_t w = std::uint32_t(v[j].bits) | (std::uint32_t(v[j + 1].bits) << 16);
+      const std::uint32_t k = w ^ (((w >> 15) & 0x00010001u) * 0x7fffu);  // key_of in each half
+      most = max_s16x2(most, k);
+      least = min_s16x2(least, k);
+    }
+    const auto lane = [](std::uint32_t x, int shift) { return static_cast<Key>(static_cast<std::int16_t>(x >> shift)); };
+    const Key hi = lane(most, 0) > lane(most, 16) ? lane(most, 0) : lane(most, 16);
+    const Key lo = lane(least, 0) < lane(least, 16) ? lane(least, 0) : lane(least, 16);
+    if (hi > key_of(positive_infinity<T>()) || lo < key_of(negative_infinity<T>())) return nan_key();
+    return combine(acc, kMax ? hi : lo);
   }
 };
 template <class T> struct Semantics<T, op::min> : Extremum<T, false> {};
