@@ -27,9 +27,13 @@
 // Fewer long rows than multiprocessors go through reducelab::reduce row by row instead
 // (device_segments.cuh): the same order, the whole GPU on each row.
 //
+// Float, half and bfloat16 sums and means sum in plain double while a window of exponents vouches
+// for it (exact_pair.cuh), and fall back to exact pairs per row or per thread where it cannot.
+//
 // Still slow: columns of floating-point products follow each column's fixed order, one element
 // per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
-// ragged short segments get a warp each whatever their length.
+// ragged short segments get a warp each whatever their length; columns hold few bytes in flight
+// (4-byte loads, eight a thread); rows shorter than one 16-byte vector take the elementwise path.
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
