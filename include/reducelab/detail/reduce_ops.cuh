@@ -304,30 +304,19 @@ RL_HD_INLINE T value_of_key(typename order_key<T>::type k) {
 // with every NaN mapped to the key that wins (the lowest for min, the highest for max), so a NaN
 // anywhere gives NaN, as in NumPy, reported as the canonical quiet NaN; between -0 and +0, min
 // takes -0 and max +0. Either way the result does not depend on the order.
-// Per 16-bit lane signed max and min of two words (PTX max.s16x2 / min.s16x2: one instruction
-// from sm_90 on), as the host computes them.
-RL_HD_INLINE std::uint32_t max_s16x2(std::uint32_t a, std::uint32_t b) {
+// Per 16-bit lane signed max (kMax) or min of two words (PTX max.s16x2 / min.s16x2: one
+// instruction from sm_90 on), as the host computes them.
+template <bool kMax>
+RL_HD_INLINE std::uint32_t extreme_s16x2(std::uint32_t a, std::uint32_t b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   std::uint32_t d;
-  asm("max.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  if constexpr (kMax) asm("max.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  else asm("min.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
   return d;
 #else
   const auto lane = [&](int shift) {
     const std::int16_t x = static_cast<std::int16_t>(a >> shift), y = static_cast<std::int16_t>(b >> shift);
-    return static_cast<std::uint32_t>(static_cast<std::uint16_t>(x > y ? x : y)) << shift;
-  };
-  return lane(0) | lane(16);
-#endif
-}
-RL_HD_INLINE std::uint32_t min_s16x2(std::uint32_t a, std::uint32_t b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  std::uint32_t d;
-  asm("min.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-  return d;
-#else
-  const auto lane = [&](int shift) {
-    const std::int16_t x = static_cast<std::int16_t>(a >> shift), y = static_cast<std::int16_t>(b >> shift);
-    return static_cast<std::uint32_t>(static_cast<std::uint16_t>(x < y ? x : y)) << shift;
+    return static_cast<std::uint32_t>(static_cast<std::uint16_t>((x > y) == kMax ? x : y)) << shift;
   };
   return lane(0) | lane(16);
 #endif
@@ -373,8 +362,8 @@ struct Extremum {
     for (unsigned j = 0; j < N; j += 2) {
       const std::uint32_t w = std::uint32_t(v[j].bits) | (std::uint32_t(v[j + 1].bits) << 16);
       const std::uint32_t k = w ^ (((w >> 15) & 0x00010001u) * 0x7fffu);  // key_of in each half
-      most = max_s16x2(most, k);
-      least = min_s16x2(least, k);
+      most = extreme_s16x2<true>(most, k);
+      least = extreme_s16x2<false>(least, k);
     }
     const auto lane = [](std::uint32_t x, int shift) { return static_cast<Key>(static_cast<std::int16_t>(x >> shift)); };
     const Key hi = lane(most, 0) > lane(most, 16) ? lane(most, 0) : lane(most, 16);
