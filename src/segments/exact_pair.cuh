@@ -110,19 +110,10 @@ struct WindowSum {
   std::uint32_t most;   // the largest magnitude's bits
   std::uint32_t least;  // the smallest non-zero magnitude's bits minus one (zeros wrap to the top)
 };
-template <class T>
-struct WindowBits {  // the magnitude's bits and where its exponent field starts and ends
-  static constexpr unsigned kShift = std::is_same_v<T, float> ? 23 : (std::is_same_v<T, half> ? 10 : 7);
-  static constexpr unsigned kSpecial = std::is_same_v<T, half> ? 0x1f : 0xff;
-  RL_HD_INLINE static std::uint32_t magnitude(T x) {
-    if constexpr (std::is_same_v<T, float>) return bits_of_float(x) & 0x7fffffffu;
-    else return x.bits & 0x7fffu;
-  }
-};
 RL_HD_INLINE WindowSum window_identity() { return WindowSum{-0.0, 0u, 0xffffffffu}; }
 template <class T>
 RL_HD_INLINE void window_add(WindowSum& w, T x) {
-  const std::uint32_t m = WindowBits<T>::magnitude(x);
+  const std::uint32_t m = ExactBits<T>::magnitude(x);
   w.most = m > w.most ? m : w.most;
   w.least = m - 1u < w.least ? m - 1u : w.least;
   w.s += static_cast<double>(widen(x));
@@ -147,7 +138,7 @@ RL_HD_INLINE int window_span(std::uint64_t n) {
 // it took in).
 template <class T>
 RL_HD_INLINE bool window_fits(const WindowSum& w, int span) {
-  using B = WindowBits<T>;
+  using B = ExactBits<T>;
   const int emax = static_cast<int>(w.most >> B::kShift), emin = static_cast<int>(w.least >> B::kShift);
   return emax < static_cast<int>(B::kSpecial) && emax - emin <= span;  // an infinity or NaN: the pairs flag it
 }
@@ -189,29 +180,11 @@ struct ExactPieceSemantics {
   }
   RL_HD_INLINE static Inner inner_combine(Inner a, Inner b) { return combine(a, b); }
   RL_HD_INLINE static Acc absorb(Acc a, Inner b) { return combine(a, b); }
-  // N elements at once: when their exponents lie close enough together that summing them one by
-  // one in plain double is exact (tile_sum_is_exact, as reduceExact's tiles), that sum joins the
-  // pair with one merge instead of N; otherwise (or with an infinity or NaN) one by one.
+  // N elements at once, straight into the pair (no inner identity to merge). Float, half and
+  // bfloat16 pieces reach the pair only through RunningFold's window (exact_pieces.cuh), which
+  // sums batches in plain double where that is exact; double pieces come here.
   template <unsigned N>
   RL_HD_INLINE static Acc absorb_batch(Acc acc, const T* v) {
-    if constexpr (!std::is_same_v<T, double>) {
-      constexpr unsigned kShift = WindowBits<T>::kShift;
-      constexpr unsigned kSpecial = WindowBits<T>::kSpecial;
-      constexpr int kLog2 = N <= 1 ? 0 : N <= 2 ? 1 : N <= 4 ? 2 : N <= 8 ? 3 : N <= 16 ? 4 : N <= 32 ? 5 : 6;
-      static_assert(N <= 64, "tile_sum_is_exact is asked for at most 64 elements");
-      std::uint32_t most = 0, least = 0xffffffffu;
-      for (unsigned j = 0; j < N; ++j) {
-        const std::uint32_t m = WindowBits<T>::magnitude(v[j]);
-        most = m > most ? m : most;
-        least = m - 1u < least ? m - 1u : least;  // zeros wrap to the top and drop out
-      }
-      const int emax = static_cast<int>(most >> kShift), emin = static_cast<int>(least >> kShift);
-      if (emax < static_cast<int>(kSpecial) && tile_sum_is_exact<T>(emin, emax, kLog2)) {
-        double sum = -0.0;  // -0 + -0 stays -0: an all-(-0) batch keeps its sign
-        for (unsigned j = 0; j < N; ++j) sum += static_cast<double>(widen(v[j]));
-        return combine(acc, ExactPair{sum, 0.0});
-      }
-    }
     for (unsigned j = 0; j < N; ++j) acc = combine(acc, lift(v[j], 0));
     return acc;
   }

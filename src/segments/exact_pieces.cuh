@@ -26,10 +26,8 @@ __device__ __forceinline__ std::uint64_t redo_slots() { return kRedoSlots; }
 // a batch (absorb_batch), other operations one by one through an Inner (index_of(k): element k's index in its piece).
 template <class Sem, unsigned N, class T, class IndexOf>
 __device__ __forceinline__ typename Sem::Acc absorb_elements(typename Sem::Acc acc, const T* v, IndexOf index_of) {
-  if constexpr (is_exact_pieces<Sem>::value) {
+  if constexpr (requires { Sem::template absorb_batch<N>(acc, v); }) {
     return Sem::template absorb_batch<N>(acc, v);
-  } else if constexpr (is_half_like<T> && N % 2 == 0 && requires { Sem::template absorb_batch<N>(acc, v); }) {
-    return Sem::template absorb_batch<N>(acc, v);  // min and max of 16-bit floats, two per word
   } else {
     typename Sem::Inner in = Sem::inner_identity();
 #pragma unroll

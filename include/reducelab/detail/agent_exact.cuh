@@ -28,24 +28,6 @@ inline constexpr unsigned kExactWords = kMaxExactDigits + 1;
 inline constexpr std::uint64_t kFlushTiles = 2048;
 
 template <class T>
-struct ExactBits;  // the magnitude bits of a 16- or 32-bit floating-point element
-template <>
-struct ExactBits<float> {
-  static constexpr unsigned kShift = 23, kSpecial = 0xff;  // exponent field position, inf/NaN value
-  static __device__ __forceinline__ std::uint32_t magnitude(float x) { return bits_of_float(x) & 0x7fffffffu; }
-};
-template <>
-struct ExactBits<bfloat16> {
-  static constexpr unsigned kShift = 7, kSpecial = 0xff;
-  static __device__ __forceinline__ std::uint32_t magnitude(bfloat16 x) { return x.bits & 0x7fffu; }
-};
-template <>
-struct ExactBits<half> {
-  static constexpr unsigned kShift = 10, kSpecial = 0x1f;
-  static __device__ __forceinline__ std::uint32_t magnitude(half x) { return x.bits & 0x7fffu; }
-};
-
-template <class T>
 __device__ __forceinline__ double exact_value(T x) {
   return static_cast<double>(widen(x));
 }

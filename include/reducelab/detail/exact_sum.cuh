@@ -379,6 +379,24 @@ RL_HD_INLINE Out exact_result(const Digits& digits, unsigned flags, std::uint64_
   return exact_result<T, Out>(digits, first, last, flags, divisor, words);
 }
 
+template <class T>
+struct ExactBits;  // the magnitude bits of a 16- or 32-bit floating-point element
+template <>
+struct ExactBits<float> {
+  static constexpr unsigned kShift = 23, kSpecial = 0xff;  // exponent field position, inf/NaN value
+  RL_HD_INLINE static std::uint32_t magnitude(float x) { return bits_of_float(x) & 0x7fffffffu; }
+};
+template <>
+struct ExactBits<bfloat16> {
+  static constexpr unsigned kShift = 7, kSpecial = 0xff;
+  RL_HD_INLINE static std::uint32_t magnitude(bfloat16 x) { return x.bits & 0x7fffu; }
+};
+template <>
+struct ExactBits<half> {
+  static constexpr unsigned kShift = 10, kSpecial = 0x1f;
+  RL_HD_INLINE static std::uint32_t magnitude(half x) { return x.bits & 0x7fffu; }
+};
+
 // Whether a tile's elements, summed one by one in double, give every partial sum exactly:
 // m elements (m <= 2^log2m) that are multiples of 2^(emin - bias - mantissa + 1) and below
 // 2^(emax - bias + 1) sum below 2^53 units of that grid when log2m + emax - emin <= 53 - mantissa.

@@ -355,8 +355,8 @@ struct Extremum {
   // NaN, below -inf's for a negative one), so the two extremes also tell whether one was seen.
   // Elementwise, the same took a float conversion and a compare for the NaN test per element.
   template <unsigned N>
+    requires(is_half_like<T> && N % 2 == 0)
   RL_HD_INLINE static Acc absorb_batch(Acc acc, const T* v) {
-    static_assert(is_half_like<T> && N % 2 == 0, "a batch of 16-bit floats, two per word");
     std::uint32_t most = 0x80008000u, least = 0x7fff7fffu;
 #pragma unroll
     for (unsigned j = 0; j < N; j += 2) {
