@@ -101,6 +101,48 @@ TYPED_TEST(ReduceGpu, EveryOperationHasTheCpuBitsAtAnyGridAndAlignment) {
   }
 }
 
+// A small input is one thread-block cluster (2..16 blocks, cluster.cuh): every operation at
+// 2..17 units of the order-free kernel (16 KiB each) and 2..17 tiles of the exact sums, aligned
+// and not, against the CPU backend. 17 is past the largest cluster: the ticket path.
+TYPED_TEST(ReduceGpu, OneClusterHasTheCpuBits) {
+  REQUIRE_GPU();
+  using T = TypeParam;
+  const std::uint64_t unit = 16384 / sizeof(T), tile = detail::Shape<T>::kTile;
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t k : {2u, 3u, 8u, 9u, 15u, 16u, 17u}) {
+    sizes.push_back(k * unit);
+    sizes.push_back(k * unit - 5);
+    if (is_floating<T>) sizes.push_back(k * tile - 3);
+  }
+  for (std::uint64_t n : sizes) {
+    const auto x = random_input<T>(n, 700 + n);
+    const auto p = product_input<T>(n, 800 + n);
+    for (unsigned offset : {0u, 1u}) {
+      DeviceArray<T> dx(x, offset), dp(p, offset);
+      const Options o{};
+      const std::string what = "default grid, offset=" + std::to_string(offset);
+      expect_gpu_matches_cpu(x, dx.data, op::sum{}, o, what);
+      expect_gpu_matches_cpu(p, dp.data, op::prod{}, o, what);
+      expect_gpu_matches_cpu(x, dx.data, op::min{}, o, what);
+      expect_gpu_matches_cpu(x, dx.data, op::max{}, o, what);
+      expect_gpu_matches_cpu(x, dx.data, op::mean{}, o, what);
+      expect_gpu_matches_cpu(x, dx.data, op::argmin{}, o, what);
+      expect_gpu_matches_cpu(x, dx.data, op::argmax{}, o, what);
+    }
+  }
+}
+
+TEST(ReduceLaunch, OneClusterOnlyForSmallUnforcedGrids) {
+  EXPECT_EQ(detail::one_cluster(1, 16, false), 1u);   // one block: no cluster needed
+  EXPECT_EQ(detail::one_cluster(2, 16, false), 2u);
+  EXPECT_EQ(detail::one_cluster(16, 16, false), 16u);
+  EXPECT_EQ(detail::one_cluster(17, 16, false), 1u);  // the ticket
+  EXPECT_EQ(detail::one_cluster(9, 8, false), 1u);    // a GPU that takes only portable clusters
+  EXPECT_EQ(detail::one_cluster(8, 8, false), 8u);
+  EXPECT_EQ(detail::one_cluster(8, 1, false), 1u);    // a GPU without clusters
+  EXPECT_EQ(detail::one_cluster(5, 16, true), 1u);    // a grid the caller forced keeps the ticket
+}
+
 TEST(ReduceGpu, RepeatedRunsGiveTheSameBits) {
   REQUIRE_GPU();
   const std::uint64_t n = (1u << 26) + 11;

@@ -9,12 +9,15 @@
 //      digits into the launch's digits in global memory (integer atomics again: any order gives
 //      the same integers);
 //   3. the last block to finish (a ticket) rounds the digits once, writes the result and zeroes
-//      the digits for the next launch.
+//      the digits for the next launch. A launch that is a single cluster (a small input:
+//      cluster.cuh) skips the global digits and the ticket: the blocks add their digits into the
+//      first block's shared digits, and after one cluster barrier that block rounds them.
 // Nothing here depends on the grid or on which block ran what: the result is the exact sum,
 // rounded, on every GPU and for every split.
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
+#include "reducelab/detail/cluster.cuh"
 #include "reducelab/detail/exact_sum.cuh"
 #include "reducelab/detail/reduce_order.hpp"
 #include "reducelab/detail/portable.cuh"
@@ -300,6 +303,8 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x < static_cast<unsigned>(kD)) digits[threadIdx.x] = 0ull;
   if (threadIdx.x == 0) misc[0] = 0u;
   __syncthreads();
+  const unsigned clustered = cluster_blocks();  // > 1: the whole grid is one cluster
+  if (clustered > 1) cluster_arrive_relaxed();
   wait_for_producer();
 
   const bool aligned = (flags & kAligned) != 0;
@@ -323,6 +328,22 @@ __global__ void __launch_bounds__(kThreads)
   const unsigned seen = warp_finish<T>(carry, digits);
   if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
   __syncthreads();
+  if (clustered > 1) {  // one cluster (never flushed: a block holds one tile): add into the leader's digits
+    const unsigned rank = cluster_rank();
+    cluster_wait();  // every block of the cluster has started: its shared memory exists
+    if (rank != 0) {
+      if (threadIdx.x < static_cast<unsigned>(kD)) {
+        const unsigned long long d = digits[threadIdx.x];
+        if (d != 0) atomicAdd(in_cluster_leader(digits + threadIdx.x), d);
+      }
+      if (threadIdx.x == 0 && misc[0] != 0) atomicOr(in_cluster_leader(misc + 0), misc[0]);
+    }
+    cluster_arrive();
+    cluster_wait();
+    if (rank != 0) return;
+    write_result<T, Out, kMean>(digits, misc[0], n, misc + 2, output);
+    return;
+  }
   if (gridDim.x == 1 && !flushed) {  // one block (small n): its digits are the answer
     const unsigned seen_flags = misc[0];
     write_result<T, Out, kMean>(digits, seen_flags, n, misc + 2, output);

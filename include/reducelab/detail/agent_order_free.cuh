@@ -11,13 +11,16 @@
 //   - the grid is as many units as there are, up to what the GPU holds at once, so a mid-size
 //     input spreads over every SM (2^16 int32 values: 16 blocks rather than the 8 of the
 //     fixed order's 32 KiB tiles);
-//   - one partial per block, a ticket, and the last block folds the partials (agent_reduce.cuh).
+//   - one partial per block, a ticket, and the last block folds the partials (agent_reduce.cuh);
+//     or, when the launch is a single cluster (a small input: cluster.cuh), each block stores its
+//     result in the first block's shared memory and one cluster barrier replaces the ticket.
 // Against the fixed-order kernel at 2^16..2^22 on an H100 this saves ~1 us of a 6-8 us call
 // (docs/performance.md): the tile/chunk arithmetic before the first load and half the blocks.
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
 #include "reducelab/detail/block_reduce.cuh"
+#include "reducelab/detail/cluster.cuh"
 #include "reducelab/detail/reduce_ops.cuh"
 #include "reducelab/detail/portable.cuh"
 
@@ -84,6 +87,10 @@ __global__ void __launch_bounds__(kThreads)
   rl::smem<Acc> slots = slot_storage;
   __shared__ unsigned last_storage[1];
   rl::smem<unsigned> am_last = last_storage;
+  __shared__ Acc cluster_storage[kMaxClusterBlocks];  // the leader's: one result per block
+  rl::smem<Acc> results = cluster_storage;
+  const unsigned clustered = cluster_blocks();  // > 1: the whole grid is one cluster
+  if (clustered > 1) cluster_arrive_relaxed();
 
   wait_for_producer();
   const std::uint64_t head = shape.head, vectors = shape.vectors;
@@ -127,6 +134,20 @@ __global__ void __launch_bounds__(kThreads)
     acc = Sem::absorb(acc, in);
   }
   acc = block_fold<Sem>(acc, slots);
+  if (clustered > 1) {  // one cluster: the leader folds the blocks' results in rank order
+    const unsigned rank = cluster_rank();
+    cluster_wait();  // every block of the cluster has started: its shared memory exists
+    if (threadIdx.x == 0) *in_cluster_leader(results + rank) = acc;
+    cluster_arrive();
+    cluster_wait();
+    if (rank != 0) return;
+    if (threadIdx.x < 32) {
+      acc = threadIdx.x < clustered ? results[threadIdx.x] : Sem::identity();
+      acc = warp_fold<Sem>(acc);
+      if (threadIdx.x == 0) output[0] = Sem::finish(acc, shape.n);
+    }
+    return;
+  }
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) output[0] = Sem::finish(acc, shape.n);
     return;

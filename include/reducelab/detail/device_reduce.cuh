@@ -29,8 +29,11 @@ Status launch_order_free(const T* input, std::uint64_t n, typename Sem::Out* out
   const std::uint64_t slots =
       std::clamp<std::uint64_t>(options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm, 1, kPartialSlots);
   const FreeShape shape = free_shape<T>(n, input, slots, kLoads);
-  const cudaError_t e = launch_kernel(kernel, shape.grid, stream, input, shape,
-                                      static_cast<typename Sem::Acc*>(ws.partials), ws.ticket, output);
+  unsigned limit = 1;  // a small input is one cluster: no ticket (cluster.cuh)
+  if (Status s = cluster_limit<kernel>(device, &limit); !s) return s;
+  const unsigned cluster = one_cluster(shape.grid, limit, options.grid != 0);
+  const cudaError_t e = launch_kernel_clustered(kernel, shape.grid, cluster, stream, input, shape,
+                                                static_cast<typename Sem::Acc*>(ws.partials), ws.ticket, output);
   if (e != cudaSuccess) return cuda_status(e, "launching reduceOrderFree");
   return {};
 }
@@ -60,7 +63,12 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
       const std::uint64_t slots = options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm;
       const auto grid = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min(tiles, slots), 1, 1u << 20));
       const unsigned flags = reinterpret_cast<std::uintptr_t>(input) % 16 == 0 ? kAligned : 0u;
-      const cudaError_t e = launch_kernel(kernel, grid, stream, input, n, flags, ws.exact, ws.ticket, output);
+      // A grid of one tile per block that fits in one cluster adds the digits in the cluster.
+      unsigned limit = 1;
+      if (Status s = cluster_limit<kernel>(device, &limit); !s) return s;
+      const unsigned cluster = tiles <= grid ? one_cluster(grid, limit, options.grid != 0) : 1u;
+      const cudaError_t e =
+          launch_kernel_clustered(kernel, grid, cluster, stream, input, n, flags, ws.exact, ws.ticket, output);
       if (e != cudaSuccess) return cuda_status(e, "launching reduceExact");
       return {};
     }

@@ -3,11 +3,13 @@
 // holds (asked of the CUDA runtime once per device and kernel: reducelab::reduce and
 // reduce_axis/reduce_segments size their grids by it on every call), and the launch itself,
 // which may overlap the kernel before it (the kernels' side is wait_for_producer and
-// let_consumer_start in agent_reduce.cuh). nvcc only.
+// let_consumer_start in agent_reduce.cuh) and may make the whole grid one thread-block cluster
+// (cluster.cuh). nvcc only.
 #include <cuda_runtime.h>
 
 #include <atomic>
 
+#include "reducelab/detail/cluster.cuh"
 #include "reducelab/detail/reduce_order.hpp"
 #include "reducelab/detail/workspace.hpp"
 
@@ -33,26 +35,95 @@ Status resident_blocks(int device, int* blocks) {
   return {};
 }
 
-// Launches `kernel` on `stream`. With REDUCELAB_OVERLAP_LAUNCH (the default) the launch asks for
+// The most blocks one cluster of `Kernel` may have on `device`: 16 where the GPU takes that
+// non-portable size and such a cluster fits, else 8 (the portable size) where one fits, else 1
+// (no clusters: a GPU before Hopper). Asked once per device.
+template <auto Kernel>
+Status cluster_limit(int device, unsigned* blocks) {
+  static std::atomic<unsigned> cached[64];
+  if (device >= 0 && device < 64) {
+    const unsigned c = cached[device].load(std::memory_order_relaxed);
+    if (c > 0) {
+      *blocks = c;
+      return {};
+    }
+  }
+  unsigned limit = 1;
+  for (const unsigned size : {kMaxClusterBlocks, 8u}) {
+    if (size > 8) {
+      const cudaError_t e = cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      if (e != cudaSuccess) {  // not offered by this GPU: try the portable size
+        (void)cudaGetLastError();
+        continue;
+      }
+    }
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(size);
+    config.blockDim = dim3(kThreads);
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = size;
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    int clusters = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config);
+    if (e != cudaSuccess) {  // no clusters on this GPU (before sm_90)
+      (void)cudaGetLastError();
+      continue;
+    }
+    if (clusters >= 1) {
+      limit = size;
+      break;
+    }
+  }
+  if (device >= 0 && device < 64) cached[device].store(limit, std::memory_order_relaxed);
+  *blocks = limit;
+  return {};
+}
+
+// Launches `kernel` on `stream`; with cluster > 1 the grid (a multiple of it) is cut into
+// clusters of that many blocks. With REDUCELAB_OVERLAP_LAUNCH (the default) the launch asks for
 // programmatic stream serialization: the kernel may start while the kernel before it in the
 // stream is still finishing, and waits (griddepcontrol.wait) before it reads anything.
 #ifndef REDUCELAB_OVERLAP_LAUNCH
 #define REDUCELAB_OVERLAP_LAUNCH 1
 #endif
 template <class... Params, class... Args>
-cudaError_t launch_kernel(void (*kernel)(Params...), unsigned grid, stream_t stream, Args... args) {
+cudaError_t launch_kernel_clustered(void (*kernel)(Params...), unsigned grid, unsigned cluster, stream_t stream,
+                                    Args... args) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(grid);
   config.blockDim = dim3(kThreads);
   config.stream = stream;
-  cudaLaunchAttribute attribute[1];
+  cudaLaunchAttribute attribute[2];
+  unsigned count = 0;
   if (REDUCELAB_OVERLAP_LAUNCH) {
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
+    attribute[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[count].val.programmaticStreamSerializationAllowed = 1;
+    ++count;
   }
+  if (cluster > 1) {
+    attribute[count].id = cudaLaunchAttributeClusterDimension;
+    attribute[count].val.clusterDim.x = cluster;
+    attribute[count].val.clusterDim.y = 1;
+    attribute[count].val.clusterDim.z = 1;
+    ++count;
+  }
+  config.attrs = attribute;
+  config.numAttrs = count;
   return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
+}
+template <class... Params, class... Args>
+cudaError_t launch_kernel(void (*kernel)(Params...), unsigned grid, stream_t stream, Args... args) {
+  return launch_kernel_clustered(kernel, grid, 1u, stream, args...);
+}
+
+// The cluster a launch of `grid` blocks should be: all of them when the grid is small enough to
+// be one cluster (2..limit blocks) and the caller did not force a grid; 1 (none) otherwise.
+inline unsigned one_cluster(unsigned grid, unsigned limit, bool forced_grid) {
+  return !forced_grid && grid >= 2 && grid <= limit ? grid : 1u;
 }
 
 }  // namespace reducelab::detail
