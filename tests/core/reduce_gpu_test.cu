@@ -73,6 +73,19 @@ void expect_gpu_matches_cpu(const std::vector<T>& x, const T* d, Op op, const Op
                                     << show(got) << ", cpu " << show(want);
 }
 
+// Every operation on x (products on p, whose values keep a product finite) against the CPU.
+template <class T>
+void expect_every_op_matches_cpu(const std::vector<T>& x, const T* dx, const std::vector<T>& p, const T* dp,
+                                 const Options& o, const std::string& what) {
+  expect_gpu_matches_cpu(x, dx, op::sum{}, o, what);
+  expect_gpu_matches_cpu(p, dp, op::prod{}, o, what);
+  expect_gpu_matches_cpu(x, dx, op::min{}, o, what);
+  expect_gpu_matches_cpu(x, dx, op::max{}, o, what);
+  expect_gpu_matches_cpu(x, dx, op::mean{}, o, what);
+  expect_gpu_matches_cpu(x, dx, op::argmin{}, o, what);
+  expect_gpu_matches_cpu(x, dx, op::argmax{}, o, what);
+}
+
 TYPED_TEST(ReduceGpu, EveryOperationHasTheCpuBitsAtAnyGridAndAlignment) {
   REQUIRE_GPU();
   using T = TypeParam;
@@ -87,15 +100,8 @@ TYPED_TEST(ReduceGpu, EveryOperationHasTheCpuBitsAtAnyGridAndAlignment) {
       DeviceArray<T> dx(x, offset), dp(p, offset);
       for (unsigned grid : {0u, 1u, 5u, 133u, 2048u}) {
         if (n > 100'000 && grid == 1) continue;  // slow and adds nothing at this size
-        const Options o{grid, true};
         const std::string what = "grid=" + std::to_string(grid) + " offset=" + std::to_string(offset);
-        expect_gpu_matches_cpu(x, dx.data, op::sum{}, o, what);
-        expect_gpu_matches_cpu(p, dp.data, op::prod{}, o, what);
-        expect_gpu_matches_cpu(x, dx.data, op::min{}, o, what);
-        expect_gpu_matches_cpu(x, dx.data, op::max{}, o, what);
-        expect_gpu_matches_cpu(x, dx.data, op::mean{}, o, what);
-        expect_gpu_matches_cpu(x, dx.data, op::argmin{}, o, what);
-        expect_gpu_matches_cpu(x, dx.data, op::argmax{}, o, what);
+        expect_every_op_matches_cpu(x, dx.data, p, dp.data, Options{grid, true}, what);
       }
     }
   }
@@ -119,15 +125,7 @@ TYPED_TEST(ReduceGpu, OneClusterHasTheCpuBits) {
     const auto p = product_input<T>(n, 800 + n);
     for (unsigned offset : {0u, 1u}) {
       DeviceArray<T> dx(x, offset), dp(p, offset);
-      const Options o{};
-      const std::string what = "default grid, offset=" + std::to_string(offset);
-      expect_gpu_matches_cpu(x, dx.data, op::sum{}, o, what);
-      expect_gpu_matches_cpu(p, dp.data, op::prod{}, o, what);
-      expect_gpu_matches_cpu(x, dx.data, op::min{}, o, what);
-      expect_gpu_matches_cpu(x, dx.data, op::max{}, o, what);
-      expect_gpu_matches_cpu(x, dx.data, op::mean{}, o, what);
-      expect_gpu_matches_cpu(x, dx.data, op::argmin{}, o, what);
-      expect_gpu_matches_cpu(x, dx.data, op::argmax{}, o, what);
+      expect_every_op_matches_cpu(x, dx.data, p, dp.data, Options{}, "default grid, offset=" + std::to_string(offset));
     }
   }
 }

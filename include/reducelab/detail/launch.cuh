@@ -35,6 +35,16 @@ Status resident_blocks(int device, int* blocks) {
   return {};
 }
 
+// A launch attribute making clusters of `blocks` blocks along x.
+inline cudaLaunchAttribute cluster_attribute(unsigned blocks) {
+  cudaLaunchAttribute a = {};
+  a.id = cudaLaunchAttributeClusterDimension;
+  a.val.clusterDim.x = blocks;
+  a.val.clusterDim.y = 1;
+  a.val.clusterDim.z = 1;
+  return a;
+}
+
 // The most blocks one cluster of `Kernel` may have on `device`: 16 where the GPU takes that
 // non-portable size and such a cluster fits, else 8 (the portable size) where one fits, else 1
 // (no clusters: a GPU before Hopper). Asked once per device.
@@ -60,11 +70,7 @@ Status cluster_limit(int device, unsigned* blocks) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(size);
     config.blockDim = dim3(kThreads);
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeClusterDimension;
-    attribute[0].val.clusterDim.x = size;
-    attribute[0].val.clusterDim.y = 1;
-    attribute[0].val.clusterDim.z = 1;
+    cudaLaunchAttribute attribute[1] = {cluster_attribute(size)};
     config.attrs = attribute;
     config.numAttrs = 1;
     int clusters = 0;
@@ -104,13 +110,7 @@ cudaError_t launch_kernel_clustered(void (*kernel)(Params...), unsigned grid, un
     attribute[count].val.programmaticStreamSerializationAllowed = 1;
     ++count;
   }
-  if (cluster > 1) {
-    attribute[count].id = cudaLaunchAttributeClusterDimension;
-    attribute[count].val.clusterDim.x = cluster;
-    attribute[count].val.clusterDim.y = 1;
-    attribute[count].val.clusterDim.z = 1;
-    ++count;
-  }
+  if (cluster > 1) attribute[count++] = cluster_attribute(cluster);
   config.attrs = attribute;
   config.numAttrs = count;
   return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
