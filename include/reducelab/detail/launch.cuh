@@ -15,24 +15,34 @@
 
 namespace reducelab::detail {
 
+// What `ask` answers for `device` (a count of at least 1), asked once per device and kept in
+// `cache` (devices 0..63; a device past that is asked every time).
+template <class Ask>
+Status once_per_device(std::atomic<int>* cache, int device, int* value, Ask&& ask) {
+  const bool cached = device >= 0 && device < 64;
+  if (cached) {
+    const int c = cache[device].load(std::memory_order_relaxed);
+    if (c > 0) {
+      *value = c;
+      return {};
+    }
+  }
+  if (Status s = ask(value); !s) return s;
+  if (*value < 1) *value = 1;
+  if (cached) cache[device].store(*value, std::memory_order_relaxed);
+  return {};
+}
+
 // Blocks of `Kernel` (launched with kThreads threads) resident per multiprocessor, asked once
 // per device.
 template <auto Kernel>
 Status resident_blocks(int device, int* blocks) {
-  static std::atomic<int> cached[64];
-  if (device >= 0 && device < 64) {
-    const int c = cached[device].load(std::memory_order_relaxed);
-    if (c > 0) {
-      *blocks = c;
-      return {};
-    }
-  }
-  const cudaError_t e =
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, Kernel, kThreads, 0);
-  if (e != cudaSuccess) return cuda_status(e, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  if (*blocks < 1) *blocks = 1;
-  if (device >= 0 && device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
-  return {};
+  static std::atomic<int> cache[64];
+  return once_per_device(cache, device, blocks, [](int* value) -> Status {
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(value, Kernel, kThreads, 0);
+    if (e != cudaSuccess) return cuda_status(e, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    return {};
+  });
 }
 
 // A launch attribute making clusters of `blocks` blocks along x.
@@ -50,43 +60,39 @@ inline cudaLaunchAttribute cluster_attribute(unsigned blocks) {
 // (no clusters: a GPU before Hopper). Asked once per device.
 template <auto Kernel>
 Status cluster_limit(int device, unsigned* blocks) {
-  static std::atomic<unsigned> cached[64];
-  if (device >= 0 && device < 64) {
-    const unsigned c = cached[device].load(std::memory_order_relaxed);
-    if (c > 0) {
-      *blocks = c;
-      return {};
-    }
-  }
-  unsigned limit = 1;
-  for (const unsigned size : {kMaxClusterBlocks, 8u}) {
-    if (size > 8) {
-      const cudaError_t e = cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-      if (e != cudaSuccess) {  // not offered by this GPU: try the portable size
+  static std::atomic<int> cache[64];
+  int limit = 1;
+  const Status s = once_per_device(cache, device, &limit, [](int* value) -> Status {
+    *value = 1;
+    for (const unsigned size : {kMaxClusterBlocks, 8u}) {
+      if (size > 8) {
+        const cudaError_t e = cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        if (e != cudaSuccess) {  // not offered by this GPU: try the portable size
+          (void)cudaGetLastError();
+          continue;
+        }
+      }
+      cudaLaunchConfig_t config = {};
+      config.gridDim = dim3(size);
+      config.blockDim = dim3(kThreads);
+      cudaLaunchAttribute attribute[1] = {cluster_attribute(size)};
+      config.attrs = attribute;
+      config.numAttrs = 1;
+      int clusters = 0;
+      const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config);
+      if (e != cudaSuccess) {  // no clusters on this GPU (before sm_90)
         (void)cudaGetLastError();
         continue;
       }
+      if (clusters >= 1) {
+        *value = static_cast<int>(size);
+        break;
+      }
     }
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(size);
-    config.blockDim = dim3(kThreads);
-    cudaLaunchAttribute attribute[1] = {cluster_attribute(size)};
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    int clusters = 0;
-    const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config);
-    if (e != cudaSuccess) {  // no clusters on this GPU (before sm_90)
-      (void)cudaGetLastError();
-      continue;
-    }
-    if (clusters >= 1) {
-      limit = size;
-      break;
-    }
-  }
-  if (device >= 0 && device < 64) cached[device].store(limit, std::memory_order_relaxed);
-  *blocks = limit;
-  return {};
+    return {};
+  });
+  *blocks = static_cast<unsigned>(limit);
+  return s;
 }
 
 // Launches `kernel` on `stream`; with cluster > 1 the grid (a multiple of it) is cut into
