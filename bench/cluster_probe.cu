@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(kThreads) clexact(const float* input_raw, std:
   const BlockDigits<T> spill{digits};
   ExactCarry carry, odd;
   const std::uint64_t tiles = (n + kTile - 1) / kTile;
-  for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) fold_tile_exact<T>(input, t * kTile, n, true, carry, odd, spill);
+  for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) fold_tile_exact<T, 1>(input, t * kTile, n, true, carry, odd, spill);
   let_consumer_start();
   if (stamps != nullptr && threadIdx.x == 0 && blockIdx.x == 0) stamps[1] = clock64() + (carry.a == 12345.0 ? 1 : 0);
   const unsigned seen = warp_finish<T>(carry, digits);
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(kThreads) clexact(const float* input_raw, std:
   stamp(stamps, 3);
   const unsigned clusters = gridDim.x / C;
   if (clusters == 1) {
-    write_result<T, float, false>(digits, misc[0], n, misc + 2, output);
+    write_result<T, float, false>(digits, misc[0], n, output);
     stamp(stamps, 4);
     return;
   }
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kThreads) clexact(const float* input_raw, std:
     exact[kMaxExactDigits] = 0ull;
     ticket[0] = 0u;
   }
-  write_result<T, float, false>(digits, flags, n, misc + 2, output);
+  write_result<T, float, false>(digits, flags, n, output);
 }
 
 template <class... P, class... A>

@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(kThreads)
       *ticket = 0u;
       *counter = 0ull;
     }
-    write_result<T, Out, false>(digits, seen_flags, n, misc + 2, rl::gmem<Out>(output));
+    write_result<T, Out, false>(digits, seen_flags, n, rl::gmem<Out>(output));
   }
 }
 

@@ -3,7 +3,7 @@
 // per thread), in the three timing modes of `reducelab bench` (cold: queued behind an L2 flush;
 // batch: 100 back-to-back calls between two events; sync: event, one call, event). Also a
 // producer kernel followed by a reduce, to see what overlapping launches save.
-//   midn_probe [repeats=50] [filter] [ncu]
+//   midn_probe [repeats=50] [filter] [ncu]      (RL_PROBE_SIZES=11,13 times other sizes: log2 n <= 26)
 // filter keeps the rows whose name it contains (e.g. "cub,rl,cubf,rlf"); a third argument makes
 // one launch of each kernel at 2^16 and 2^20, for `ncu -k regex:'reduce|plain'`.
 #include <cub/cub.cuh>
@@ -94,6 +94,19 @@ float time_us(Mode m, const std::function<void()>& f, int reps) {
   return v[v.size() / 2];
 }
 
+// reduceExact<float>'s small instantiation (agent_exact.cuh) at up to 16 tiles: a grid of one
+// block, or a cluster of a block per tile.
+void exact_small_by_hand(const float* in, std::size_t n, float* out, bool cluster) {
+  using namespace reducelab::detail;
+  constexpr auto kernel = reduceExact<float, float, false, true>;
+  Workspace ws;
+  if (!workspace_for(nullptr, &ws).ok()) std::exit(2);
+  const unsigned tiles = static_cast<unsigned>((n + Shape<float>::kTile - 1) / Shape<float>::kTile);
+  const unsigned grid = cluster && tiles > 1 ? tiles : 1;
+  CK(launch_kernel_clustered(kernel, grid, grid, nullptr, in, std::uint64_t(n), unsigned(kAligned), ws.exact, ws.ticket,
+                             out));
+}
+
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 50;
   const char* only = argc > 2 ? argv[2] : "";
@@ -117,8 +130,20 @@ int main(int argc, char** argv) {
   long long* out; CK(cudaMalloc(&out, 64));
   std::size_t tb = 0; CK(cub::DeviceReduce::Sum(nullptr, tb, in, out, maxn)); tb = std::max<std::size_t>(tb, 1 << 22); void* temp; CK(cudaMalloc(&temp, tb));
   namespace op = reducelab::op; using reducelab::detail::launch_reduce;
-  if (argc > 3) {  // ncu mode: one launch of each at 2^16 and 2^20
-    for (int lg : {16, 20}) {
+  std::vector<int> sizes = {10, 12, 14, 16, 18, 20, 22, 24, 26};
+  if (const char* env = std::getenv("RL_PROBE_SIZES")) {  // e.g. "11,13,15": other powers of two
+    sizes.clear();
+    for (const char* p = env; *p != 0;) {
+      char* end = nullptr;
+      const long v = std::strtol(p, &end, 10);
+      if (end == p || v < 1 || v > 26) break;
+      sizes.push_back(static_cast<int>(v));
+      p = *end == ',' ? end + 1 : end;
+    }
+  }
+  if (argc > 3) {  // ncu mode: one launch of each at 2^16 and 2^20 (or the sizes asked for)
+    if (!std::getenv("RL_PROBE_SIZES")) sizes = {16, 20};
+    for (int lg : sizes) {
       const std::size_t n = std::size_t(1) << lg;
       if (!launch_reduce<int, op::sum>(in, n, reinterpret_cast<std::int64_t*>(out), nullptr, {}).ok()) std::exit(2);
       if (!launch_reduce<float, op::sum>(fin, n, reinterpret_cast<float*>(out), nullptr, {}).ok()) std::exit(2);
@@ -131,7 +156,7 @@ int main(int argc, char** argv) {
   }
   for (Mode m : {cold, batch, synced}) {
     std::printf("[%s] empty %.2f us\n", mode_name[m], time_us(m, [] { empty_kernel<<<1, 32>>>(); }, reps));
-    for (int lg : {10, 12, 14, 16, 18, 20, 22, 24, 26}) {
+    for (int lg : sizes) {
       const std::size_t n = std::size_t(1) << lg;
       std::string line = "[" + std::string(mode_name[m]) + "] 2^" + std::to_string(lg);
       auto add = [&](const char* name, const std::function<void()>& f) {
@@ -151,6 +176,10 @@ int main(int argc, char** argv) {
       add("prod", [&] { producer<<<sms * 4, 512>>>(in, n); });
       add("prod+rl", [&] { producer<<<sms * 4, 512>>>(in, n); if (!launch_reduce<int, op::sum>(in, n, reinterpret_cast<std::int64_t*>(out), nullptr, {}).ok()) std::exit(2); });
       add("prod+cub", [&] { producer<<<sms * 4, 512>>>(in, n); CK(cub::DeviceReduce::Sum(temp, tbytes, in, out, n)); });
+      // the exact float kernel's small instantiation, launched by hand: one block for the whole
+      // input ("rlf1") against one cluster of a block per tile ("rlfc", what the library does)
+      add("rlf1", [&] { exact_small_by_hand(fin, n, reinterpret_cast<float*>(out), false); });
+      add("rlfc", [&] { exact_small_by_hand(fin, n, reinterpret_cast<float*>(out), true); });
       add("rlmaxi", [&] { if (!launch_reduce<int, op::max>(in, n, reinterpret_cast<int*>(out), nullptr, {}).ok()) std::exit(2); });
       add("rld", [&] { if (!launch_reduce<double, op::sum>(din, n, reinterpret_cast<double*>(out), nullptr, {}).ok()) std::exit(2); });
       add("cubd", [&] { CK(cub::DeviceReduce::Sum(temp, tbytes, din, reinterpret_cast<double*>(out), n)); });

@@ -45,9 +45,12 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
       cfg.grid = dim3(static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(tiles, grid != 0 ? grid : 64))));
       cfg.name = "reduceExact";
       const unsigned flags = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 ? kAligned : 0u;
-      rl::launch(reduceExact<T, Out, std::is_same_v<Op, op::mean>>, cfg, static_cast<const T*>(in), n, flags,
-                 static_cast<unsigned long long*>(exact.get()), static_cast<unsigned*>(ticket.get()),
-                 static_cast<Out*>(output.get()));
+      // One block takes the small launch's end (agent_exact.cuh: SIMT has no clusters).
+      const bool small = cfg.grid.x == 1 && tiles <= kFlushTiles;
+      rl::launch(small ? reduceExact<T, Out, std::is_same_v<Op, op::mean>, true>
+                       : reduceExact<T, Out, std::is_same_v<Op, op::mean>, false>,
+                 cfg, static_cast<const T*>(in), n, flags, static_cast<unsigned long long*>(exact.get()),
+                 static_cast<unsigned*>(ticket.get()), static_cast<Out*>(output.get()));
       Out result;
       std::memcpy(static_cast<void*>(&result), output.get(), sizeof(Out));
       return result;

@@ -41,60 +41,20 @@ RL_HD_INLINE ExactPair special_pair(unsigned flags) {
   return ExactPair{std::numeric_limits<double>::quiet_NaN(), static_cast<double>(flags)};
 }
 
-// a + b (an exact pair, not special) rounded once to nearest-even into Out (float or double).
-// TwoSum gives s + e == a + b with s the double nearest; for float, s is first moved to the odd
-// neighbour on e's side when e != 0 (rounding to odd at 53 bits), so the conversion to 24 bits
-// cannot round twice the wrong way.
+// The flags of an exact pair that is not special: only whether it sums -0 (a stayed -0).
+RL_HD_INLINE unsigned pair_zero_flags(double a, double b) {
+  const bool only_negative_zeros = a == 0 && (bits_of_double(a) >> 63) != 0 && b == 0;
+  return only_negative_zeros ? 0u : kSawNonNegZero;
+}
+// a + b (an exact pair, not special) rounded once (round_pair).
 template <class Out>
 RL_HD_INLINE Out round_exact_pair(double a, double b) {
-  double s, e;
-  two_sum(a, b, s, e);
-  if (s == 0) {  // an exact zero: -0 only when every element was -0 (a stayed -0)
-    const bool negative = a == 0 && (bits_of_double(a) >> 63) != 0 && b == 0;
-    return negative ? -Out(0) : Out(0);
-  }
-  if (!finite_double(s)) return static_cast<Out>(s);  // past DBL_MAX: rounds to an infinity
-  if constexpr (sizeof(Out) == sizeof(double)) {
-    return s;
-  } else {
-    if (e != 0) {
-      std::uint64_t u = bits_of_double(s);
-      if ((u & 1u) == 0) u = ((e > 0) == (s > 0)) ? u + 1 : u - 1;
-      s = double_from_bits(u);
-    }
-    return static_cast<Out>(s);
-  }
+  return round_pair<Out>(a, b, pair_zero_flags(a, b));
 }
-
-// (a + b) / n (an exact pair, not special) rounded once: the pair into a few digits, then
-// exact_result, as reducelab::reduce rounds its digits.
+// (a + b) / n (an exact pair, not special) rounded once (pair_mean).
 template <class T, class Out>
 RL_HD_INLINE Out exact_pair_mean(double a, double b, std::uint64_t n) {
-  using X = ExactTraits<T>;
-  const bool only_negative_zeros = a == 0 && (bits_of_double(a) >> 63) != 0 && b == 0;
-  const unsigned flags = only_negative_zeros ? 0u : kSawNonNegZero;
-  if (a == 0 && b == 0) return exact_result<T, Out>(static_cast<const std::int64_t*>(nullptr), -1, -1, flags, n, nullptr);
-  std::int64_t digits[X::kDigits];
-  std::uint32_t words[X::kDigits + 4];
-  const double parts[2] = {a, b};
-  int lo = X::kDigits, hi = -1;
-  for (int k = 0; k < 2; ++k) {
-    const double v = parts[k];
-    if (v == 0) continue;
-    const DigitPieces q = pieces_of(v, X::kBase);
-    lo = q.digit < lo ? q.digit : lo;
-    hi = q.digit + 2 > hi ? q.digit + 2 : hi;
-  }
-  const int top = hi + 3 < X::kDigits ? hi + 3 : X::kDigits;  // exact_result reads up to last + 2
-  for (int i = lo; i < top; ++i) digits[i] = 0;
-  for (int k = 0; k < 2; ++k) add_to_digits(digits, parts[k], X::kBase);
-  int first = -1, last = -1;
-  for (int i = lo; i < top; ++i)
-    if (digits[i] != 0) {
-      if (first < 0) first = i;
-      last = i;
-    }
-  return exact_result<T, Out>(digits, first, last, flags, n, words);
+  return pair_mean<T, Out>(a, b, pair_zero_flags(a, b), n);
 }
 
 // ---- The window: a plain double sum that vouches for itself --------------------------------

@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(kThreads)
   constexpr std::uint64_t kStrip = std::uint64_t(1) << 24;  // elements between carries of the digits
   __shared__ unsigned long long digit_storage[kD];
   rl::smem<unsigned long long> digits = digit_storage;
-  __shared__ unsigned misc_storage[5];  // the piece's flags, (unused), digit masks
+  __shared__ unsigned misc_storage[1];  // the piece's flags
   rl::smem<unsigned> misc = misc_storage;
   __shared__ unsigned long long listed_storage[1];
   rl::smem<unsigned long long> listed_at = listed_storage;
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(kThreads)
     if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
     __syncthreads();
     const unsigned flags = misc[0];
-    write_result<T, Out, kMean>(digits, flags, length, misc + 2, output + p);
+    write_result<T, Out, kMean>(digits, flags, length, output + p);
     __syncthreads();  // digits and misc are reused by the next piece
   }
   if (threadIdx.x == 0) {

@@ -72,6 +72,61 @@ TEST(ExactSum, CancellationThatDefeatsPairwiseSummation) {
   EXPECT_EQ(cpu::reduce(x.data(), x.size(), op::mean{}).value, 1.0);
 }
 
+// A small launch (one block on SIMT) sums its lanes' pairs with plain doubles where the exponents
+// allow it, with TwoSum pairs where they do not, and with the digits where a pair cannot hold a
+// remainder or a double sum passes DBL_MAX. Each array below takes one of those ways in some
+// warps and another in the rest; the exact sums are known.
+TEST(ExactSum, SmallLaunchPlainPairsAndDigits) {
+  const double big = std::ldexp(1.0, 1023);
+  struct Case {
+    const char* name;
+    std::vector<double> x;
+    double sum;
+  };
+  std::vector<Case> cases;
+  {  // small integers everywhere: the plain sums (exact: 4096 * 4095 / 2)
+    Case c{"integers", {}, 0};
+    for (int i = 0; i < 4096; ++i) c.x.push_back(i);
+    c.sum = 4096.0 * 4095.0 / 2.0;
+    cases.push_back(c);
+  }
+  {  // +-2^60 in two lanes of one warp (threads 50 and 51 hold elements 100 and 102): that warp
+     // merges pairs, the others add plainly; 2^-40 in warp 6 makes the block's step take pairs
+    Case c{"wide lanes", std::vector<double>(4096, 1.0), 0};
+    c.x[100] = std::ldexp(1.0, 60);
+    c.x[102] = -std::ldexp(1.0, 60);
+    c.x[3000] = std::ldexp(1.0, -40);
+    c.sum = 4093.0 + std::ldexp(1.0, -40);  // three ones replaced; a double holds it
+    cases.push_back(c);
+  }
+  {  // 2^1023 in threads 0 and 1, -2^1023 in threads 2 and 3: a plain sum would pass DBL_MAX,
+     // so the pairs do, and hand all four over to the digits
+    Case c{"past DBL_MAX", std::vector<double>(4096, 0.0), 1.5};
+    c.x[0] = big;
+    c.x[2] = big;
+    c.x[4] = -big;
+    c.x[6] = -big;
+    c.x[4095] = 1.5;
+    cases.push_back(c);
+  }
+  {  // 1 beside +-2^100 in every lane, and 2^-1000: remainders no pair holds go to the digits
+    Case c{"remainders", {}, 0};
+    for (int i = 0; i < 4095; ++i) c.x.push_back(i % 3 == 0 ? std::ldexp(1.0, 100) : i % 3 == 1 ? 1.0 : -std::ldexp(1.0, 100));
+    c.x.push_back(std::ldexp(1.0, -1000));
+    c.sum = 1365.0;  // 1365 + 2^-1000, rounded
+    cases.push_back(c);
+  }
+  for (const Case& c : cases) {
+    EXPECT_EQ(cpu::reduce(c.x.data(), c.x.size(), op::sum{}).value, c.sum) << c.name << " cpu";
+    EXPECT_EQ(detail::simt_reduce(c.x.data(), c.x.size(), op::sum{}, 1, 0), c.sum) << c.name << " simt, one block";
+    EXPECT_EQ(detail::simt_reduce(c.x.data(), c.x.size(), op::sum{}, 3, 0), c.sum) << c.name << " simt, three blocks";
+    const std::vector<float> f(c.x.begin(), c.x.end());
+    if (std::isfinite(f[0]) && std::isfinite(f[1]))
+      EXPECT_EQ(detail::simt_reduce(f.data(), f.size(), op::sum{}, 1, 0), cpu::reduce(f.data(), f.size(), op::sum{}).value)
+          << c.name << " float";
+  }
+}
+
 // More than 2^31 elements on the CPU backend: 64-bit counts and no digit overflow.
 TEST(ExactSum, MoreThanTwoBillionHalves) {
   const std::uint64_t n = (1ull << 31) + 5;

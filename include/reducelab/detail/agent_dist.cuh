@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint64_t tiles = (n + kTile - 1) / kTile;
   std::uint64_t since_flush = 0;
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    fold_tile_exact<T>(input, t * kTile, n, aligned, carry, odd, spill);
+    fold_tile_exact<T, 1>(input, t * kTile, n, aligned, carry, odd, spill);
     if (++since_flush == kFlushTiles) {
       since_flush = 0;
       __syncthreads();
@@ -92,7 +92,7 @@ __device__ __forceinline__ void fold_block(const Record* recs, int ranks, result
   if constexpr (path_of<T, Op> == Path::exact) {
     constexpr int kD = ExactTraits<T>::kDigits;
     __shared__ unsigned long long digit_storage[kD];
-    __shared__ unsigned misc_storage[4];  // [0] flags, [1] records fine, [2..] digit span masks
+    __shared__ unsigned misc_storage[2];  // [0] flags, [1] records fine
     __shared__ std::uint64_t total_storage;
     if (threadIdx.x == 0) {
       std::uint64_t total = 0;
@@ -112,7 +112,7 @@ __device__ __forceinline__ void fold_block(const Record* recs, int ranks, result
     __syncthreads();
     if (misc_storage[1] != 0)  // uniform across the block
       write_result<T, result_t<T, Op>, std::is_same_v<Op, op::mean>>(digit_storage, misc_storage[0], total_storage,
-                                                                     misc_storage + 2, out);
+                                                                     out);
   } else {
     if (threadIdx.x == 0) {
       const Failure f = fold_records<T, Op>(recs, ranks, out);

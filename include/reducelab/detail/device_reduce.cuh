@@ -58,19 +58,20 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
     if (options.deterministic) {  // exact: the digits in the workspace, any grid
       using Out = result_t<T, Op>;
       constexpr auto kernel = reduceExact<T, Out, std::is_same_v<Op, op::mean>>;
-      constexpr auto clustered = reduceExact<T, Out, std::is_same_v<Op, op::mean>, true>;
+      constexpr auto small = reduceExact<T, Out, std::is_same_v<Op, op::mean>, true>;
       if (Status s = resident_blocks<kernel>(device, &per_sm); !s) return s;
       const std::uint64_t tiles = (n + Shape<T>::kTile - 1) / Shape<T>::kTile;
       const std::uint64_t slots = options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm;
       const auto grid = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min(tiles, slots), 1, 1u << 20));
       const unsigned flags = reinterpret_cast<std::uintptr_t>(input) % 16 == 0 ? kAligned : 0u;
-      // A grid of one tile per block that fits in one cluster adds the digits in the cluster.
+      // One tile per block in one block or one cluster: the small launch (agent_exact.cuh).
       unsigned limit = 1;
-      if (Status s = cluster_limit<clustered>(device, &limit); !s) return s;
+      if (Status s = cluster_limit<small>(device, &limit); !s) return s;
       const unsigned cluster = tiles <= grid ? one_cluster(grid, limit, options.grid != 0) : 1u;
+      const bool one_block = tiles <= 1 && options.grid == 0;
       const cudaError_t e =
-          cluster > 1
-              ? launch_kernel_clustered(clustered, grid, cluster, stream, input, n, flags, ws.exact, ws.ticket, output)
+          cluster > 1 || one_block
+              ? launch_kernel_clustered(small, grid, cluster, stream, input, n, flags, ws.exact, ws.ticket, output)
               : launch_kernel(kernel, grid, stream, input, n, flags, ws.exact, ws.ticket, output);
       if (e != cudaSuccess) return cuda_status(e, "launching reduceExact");
       return {};

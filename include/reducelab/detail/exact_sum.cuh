@@ -194,6 +194,62 @@ struct ExactCarry {
   }
 };
 
+// The result the flags alone decide: NaN when a NaN or both infinities were seen, else the
+// infinity seen. False when the elements were all finite.
+template <class Out>
+RL_HD_INLINE bool special_result(unsigned flags, Out* r) {
+  constexpr Out kInf = std::numeric_limits<Out>::infinity();
+  if ((flags & kSawNaN) || ((flags & kSawPosInf) && (flags & kSawNegInf))) *r = std::numeric_limits<Out>::quiet_NaN();
+  else if (flags & kSawPosInf) *r = kInf;
+  else if (flags & kSawNegInf) *r = -kInf;
+  else return false;
+  return true;
+}
+
+// ---- plain double sums that are exact ------------------------------------------------------
+// A finite non-zero double is a multiple of 2^lowest_bit_exponent(x).
+RL_HD_INLINE int lowest_bit_exponent(double x) {
+  const std::uint64_t u = bits_of_double(x);
+  const int e = static_cast<int>((u >> 52) & 0x7ff);
+  std::uint64_t m = u & 0xfffffffffffffull;
+  if (e != 0) m |= 1ull << 52;
+#if defined(__CUDA_ARCH__)
+  const int zeros = __ffsll(static_cast<long long>(m)) - 1;
+#else
+  const int zeros = __builtin_ctzll(m);
+#endif
+  return (e != 0 ? e : 1) - 1075 + zeros;
+}
+// What decides whether some finite doubles sum exactly in plain double, in any order: every one
+// is a multiple of 2^lsb (the least lowest_bit_exponent; INT_MAX for zeros only) and below
+// 2^(top - 1022) in magnitude (top: the largest exponent field, at least 1).
+struct PairWindow {
+  int lsb;
+  int top;
+};
+RL_HD_INLINE void widen_window(PairWindow& w, double v) {
+  if (v == 0) return;
+  const int l = lowest_bit_exponent(v), t = static_cast<int>((bits_of_double(v) >> 52) & 0x7ff);
+  w.lsb = l < w.lsb ? l : w.lsb;
+  w.top = t > w.top ? t : w.top;
+}
+RL_HD_INLINE PairWindow pair_window(double a, double b) {
+  PairWindow w{std::numeric_limits<int>::max(), 1};
+  widen_window(w, a);
+  widen_window(w, b);
+  return w;
+}
+// Whether `count` (a power of two) such doubles sum exactly in any order: every partial sum is a
+// multiple of 2^lsb below count * 2^(top - 1022) <= 2^(lsb + 53), so a double holds it, and
+// below 2^1024, so it is finite.
+RL_HD_INLINE bool pair_window_holds(int lsb, int top, unsigned count) {
+  if (lsb == std::numeric_limits<int>::max()) return true;  // zeros only
+  int log2count = 0;
+  while ((1u << log2count) < count) ++log2count;
+  const int bound = top - 1022 + log2count;
+  return bound <= lsb + 53 && bound <= 1024;
+}
+
 // ---- rounding the digits once ---------------------------------------------------------------
 
 // The digit as a signed integer, whatever holds it (an int64 array, or unsigned 64-bit words in
@@ -317,10 +373,7 @@ template <class T, class Out, class Digits>
 RL_HD_INLINE Out exact_result(const Digits& digits, int first, int last, unsigned flags, std::uint64_t divisor,
                               std::uint32_t* words) {
   using X = ExactTraits<T>;
-  constexpr Out kInf = std::numeric_limits<Out>::infinity();
-  if ((flags & kSawNaN) || ((flags & kSawPosInf) && (flags & kSawNegInf))) return std::numeric_limits<Out>::quiet_NaN();
-  if (flags & kSawPosInf) return kInf;
-  if (flags & kSawNegInf) return -kInf;
+  if (Out r; special_result(flags, &r)) return r;
   if (first < 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
   if (last - first < 3 || (divisor == 1 && last - first < 6)) {
     // In registers: the top three digits (all of them when there are at most three, the usual
@@ -377,6 +430,61 @@ RL_HD_INLINE Out exact_result(const Digits& digits, unsigned flags, std::uint64_
       last = i;
     }
   return exact_result<T, Out>(digits, first, last, flags, divisor, words);
+}
+
+// ---- an exact pair rounded once -------------------------------------------------------------
+// Where no digit was needed, an exact sum is an unevaluated pair a + b of finite doubles (every
+// TwoSum step left nothing over). `flags` are those of the elements (special_result decides
+// first; kSawNonNegZero gives an exact zero its sign).
+
+// a + b rounded once to nearest-even into Out (float or double). TwoSum gives s + e == a + b with
+// s the double nearest; for float, s first moves to the odd neighbour on e's side when e != 0
+// (rounding to odd at 53 bits), so the conversion to 24 bits cannot round twice the wrong way.
+template <class Out>
+RL_HD_INLINE Out round_pair(double a, double b, unsigned flags) {
+  double s, e;
+  two_sum(a, b, s, e);
+  if (s == 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
+  if (!finite_double(s)) return static_cast<Out>(s);  // past DBL_MAX: rounds to an infinity
+  if constexpr (sizeof(Out) == sizeof(double)) {
+    return s;
+  } else {
+    if (e != 0) {
+      std::uint64_t u = bits_of_double(s);
+      if ((u & 1u) == 0) u = ((e > 0) == (s > 0)) ? u + 1 : u - 1;
+      s = double_from_bits(u);
+    }
+    return static_cast<Out>(s);
+  }
+}
+
+// (a + b) / n rounded once: the pair into a few digits, then exact_result, as the digits of a
+// whole launch are rounded.
+template <class T, class Out>
+RL_HD_INLINE Out pair_mean(double a, double b, unsigned flags, std::uint64_t n) {
+  using X = ExactTraits<T>;
+  if (a == 0 && b == 0) return exact_result<T, Out>(static_cast<const std::int64_t*>(nullptr), -1, -1, flags, n, nullptr);
+  std::int64_t digits[X::kDigits];
+  std::uint32_t words[X::kDigits + 4];
+  const double parts[2] = {a, b};
+  int lo = X::kDigits, hi = -1;
+  for (int k = 0; k < 2; ++k) {
+    const double v = parts[k];
+    if (v == 0) continue;
+    const DigitPieces q = pieces_of(v, X::kBase);
+    lo = q.digit < lo ? q.digit : lo;
+    hi = q.digit + 2 > hi ? q.digit + 2 : hi;
+  }
+  const int top = hi + 3 < X::kDigits ? hi + 3 : X::kDigits;  // exact_result reads up to last + 2
+  for (int i = lo; i < top; ++i) digits[i] = 0;
+  for (int k = 0; k < 2; ++k) add_to_digits(digits, parts[k], X::kBase);
+  int first = -1, last = -1;
+  for (int i = lo; i < top; ++i)
+    if (digits[i] != 0) {
+      if (first < 0) first = i;
+      last = i;
+    }
+  return exact_result<T, Out>(digits, first, last, flags, n, words);
 }
 
 template <class T>
