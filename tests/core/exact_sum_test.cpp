@@ -75,7 +75,8 @@ TEST(ExactSum, CancellationThatDefeatsPairwiseSummation) {
 // A small launch (one block on SIMT) sums its lanes' pairs with plain doubles where the exponents
 // allow it, with TwoSum pairs where they do not, and with the digits where a pair cannot hold a
 // remainder or a double sum passes DBL_MAX. Each array below takes one of those ways in some
-// warps and another in the rest; the exact sums are known.
+// warps and another in the rest; the exact sums are known. Five copies of each also go through
+// the large launch.
 TEST(ExactSum, SmallLaunchPlainPairsAndDigits) {
   const double big = std::ldexp(1.0, 1023);
   struct Case {
@@ -124,6 +125,15 @@ TEST(ExactSum, SmallLaunchPlainPairsAndDigits) {
     if (std::isfinite(f[0]) && std::isfinite(f[1]))
       EXPECT_EQ(detail::simt_reduce(f.data(), f.size(), op::sum{}, 1, 0), cpu::reduce(f.data(), f.size(), op::sum{}).value)
           << c.name << " float";
+    // Five copies (five tiles of doubles) over five blocks and over two: the large launch, whose
+    // blocks send their digits to the last one.
+    std::vector<double> x5;
+    for (int k = 0; k < 5; ++k) x5.insert(x5.end(), c.x.begin(), c.x.end());
+    const double want = cpu::reduce(x5.data(), x5.size(), op::sum{}).value;
+    EXPECT_EQ(detail::simt_reduce(x5.data(), x5.size(), op::sum{}, 5, 0), want) << c.name << " x5, a block per tile";
+    EXPECT_EQ(detail::simt_reduce(x5.data(), x5.size(), op::sum{}, 2, 0), want) << c.name << " x5, two blocks";
+    EXPECT_EQ(detail::simt_reduce(x5.data(), x5.size(), op::mean{}, 5, 0), cpu::reduce(x5.data(), x5.size(), op::mean{}).value)
+        << c.name << " x5 mean";
   }
 }
 
