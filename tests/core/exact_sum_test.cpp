@@ -100,14 +100,14 @@ TEST(ExactSum, SmallLaunchPlainPairsAndDigits) {
     c.sum = 4093.0 + std::ldexp(1.0, -40);  // three ones replaced; a double holds it
     cases.push_back(c);
   }
-  {  // 2^1023 in threads 0 and 1, -2^1023 in threads 2 and 3: a plain sum would pass DBL_MAX,
-     // so the pairs do, and hand all four over to the digits
-    Case c{"past DBL_MAX", std::vector<double>(4096, 0.0), 1.5};
+  {  // 2^1023 in lanes 0 and 1 of warp 0 (threads 0 and 1 hold elements 0 and 2), -2^1023 in
+     // warp 1, 2^1000 in warp 7: warp 0's plain sum would pass DBL_MAX at its last step, so the
+     // window must refuse it; its pairs overflow instead and hand both to the digits
+    Case c{"past DBL_MAX", std::vector<double>(4096, 0.0), big + std::ldexp(1.0, 1000)};
     c.x[0] = big;
     c.x[2] = big;
-    c.x[4] = -big;
-    c.x[6] = -big;
-    c.x[4095] = 1.5;
+    c.x[64] = -big;
+    c.x[4095] = std::ldexp(1.0, 1000);
     cases.push_back(c);
   }
   {  // 1 beside +-2^100 in every lane, and 2^-1000: remainders no pair holds go to the digits
