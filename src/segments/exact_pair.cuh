@@ -81,13 +81,6 @@ RL_HD_INLINE void window_add(WindowSum& w, T x) {
 RL_HD_INLINE WindowSum window_merge(const WindowSum& a, const WindowSum& b) {
   return WindowSum{a.s + b.s, a.most > b.most ? a.most : b.most, a.least < b.least ? a.least : b.least};
 }
-RL_HD_INLINE int ceil_log2(std::uint64_t n) {
-#if defined(__CUDA_ARCH__)
-  return n <= 1 ? 0 : 64 - __clzll(static_cast<long long>(n - 1));
-#else
-  return n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
-#endif
-}
 // The widest span of exponent fields (emax - emin) a window of up to n elements may hold and
 // still be exact (tile_sum_is_exact); negative when none is (double elements).
 template <class T>

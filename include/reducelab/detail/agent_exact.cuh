@@ -265,8 +265,6 @@ __device__ __forceinline__ void warp_spill(double v, rl::smem<unsigned long long
   }
 }
 
-// The end of a thread's work: its pair goes to the block's digits (warp by warp, above); returns
-// the warp's flags, in every lane.
 // The flags of the warp's carries (exact_sum.cuh's), in every lane.
 __device__ __forceinline__ unsigned warp_flags(const ExactCarry& carry) {
   constexpr unsigned kAll = 0xffffffffu;
@@ -278,6 +276,8 @@ __device__ __forceinline__ unsigned warp_flags(const ExactCarry& carry) {
     if (__ballot_sync(kAll, (seen & bit) != 0) != 0) warp_seen |= bit;
   return warp_seen;
 }
+// The end of a thread's work: its pair goes to the block's digits (warp by warp, above); returns
+// the warp's flags, in every lane.
 template <class T>
 __device__ __forceinline__ unsigned warp_finish(const ExactCarry& carry, rl::smem<unsigned long long> digits) {
   warp_spill<T>(carry.a, digits);
@@ -372,6 +372,19 @@ __device__ __forceinline__ void write_result(rl::smem<unsigned long long> digits
   if (threadIdx.x < 32) warp_write_result<T, Out, kMean>(digits, flags, n, output);
 }
 
+// What a block of a cluster other than the first adds into the first block's: its digits that
+// are not zero and its flags. Threads t, t + kStride, ... take the digits; thread t == 0 the flags.
+template <class T, unsigned kStride>
+__device__ __forceinline__ void send_to_leader(rl::smem<unsigned long long> digits, rl::smem<unsigned> misc,
+                                               unsigned t) {
+#pragma unroll
+  for (unsigned d = t; d < static_cast<unsigned>(ExactTraits<T>::kDigits); d += kStride) {
+    const unsigned long long v = digits[d];
+    if (v != 0) atomicAdd(in_cluster_leader(digits + d), v);
+  }
+  if (t == 0 && misc[0] != 0) atomicOr(in_cluster_leader(misc + 0), static_cast<unsigned>(misc[0]));
+}
+
 // The end of a small launch (kSmall below: at most one cluster, a tile per block; on SIMT, one
 // block). No digits unless a pair cannot hold something: each warp merges its lanes' pairs with
 // shuffles, the first warp merges the warps' pairs, each block puts its pair in a slot of the
@@ -412,13 +425,8 @@ __device__ __forceinline__ void small_launch_end(const ExactCarry& carry, rl::sm
         const rl::smem<double> slot = in_cluster_leader(block_pairs + 2 * rank);
         slot[0] = a;
         slot[1] = b;
-        if (rank != 0 && misc[0] != 0) atomicOr(in_cluster_leader(misc + 0), static_cast<unsigned>(misc[0]));
       }
-      if (rank != 0)
-        for (unsigned d = lane; d < kD; d += 32) {
-          const unsigned long long v = digits[d];
-          if (v != 0) atomicAdd(in_cluster_leader(digits + d), v);
-        }
+      if (rank != 0) send_to_leader<T, 32>(digits, misc, lane);
     }
   } else if (many) {
     cluster_wait();
@@ -464,19 +472,12 @@ __device__ __forceinline__ void small_launch_end(const ExactCarry& carry, rl::sm
 template <class T, class Out, bool kMean>
 __device__ __forceinline__ void cluster_digits_end(const ExactCarry& carry, rl::smem<unsigned long long> digits,
                                                    rl::smem<unsigned> misc, std::uint64_t n, rl::gmem<Out> output) {
-  constexpr unsigned kD = ExactTraits<T>::kDigits;
   const unsigned seen = warp_finish<T>(carry, digits);
   if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
   __syncthreads();
   const unsigned rank = cluster_rank();
   cluster_wait();  // every block of the cluster has started: its shared memory exists
-  if (rank != 0) {
-    if (threadIdx.x < kD) {
-      const unsigned long long d = digits[threadIdx.x];
-      if (d != 0) atomicAdd(in_cluster_leader(digits + threadIdx.x), d);
-    }
-    if (threadIdx.x == 0 && misc[0] != 0) atomicOr(in_cluster_leader(misc + 0), static_cast<unsigned>(misc[0]));
-  }
+  if (rank != 0) send_to_leader<T, kThreads>(digits, misc, threadIdx.x);
   cluster_arrive();
   cluster_wait();
   if (rank != 0) return;

@@ -207,6 +207,14 @@ RL_HD_INLINE bool special_result(unsigned flags, Out* r) {
 }
 
 // ---- plain double sums that are exact ------------------------------------------------------
+// The least k with 2^k >= n.
+RL_HD_INLINE int ceil_log2(std::uint64_t n) {
+#if defined(__CUDA_ARCH__)
+  return n <= 1 ? 0 : 64 - __clzll(static_cast<long long>(n - 1));
+#else
+  return n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
+#endif
+}
 // A finite non-zero double is a multiple of 2^lowest_bit_exponent(x).
 RL_HD_INLINE int lowest_bit_exponent(double x) {
   const std::uint64_t u = bits_of_double(x);
@@ -239,14 +247,12 @@ RL_HD_INLINE PairWindow pair_window(double a, double b) {
   widen_window(w, b);
   return w;
 }
-// Whether `count` (a power of two) such doubles sum exactly in any order: every partial sum is a
-// multiple of 2^lsb below count * 2^(top - 1022) <= 2^(lsb + 53), so a double holds it, and
-// below 2^1024, so it is finite.
+// Whether `count` such doubles sum exactly in any order: every partial sum is a multiple of
+// 2^lsb below count * 2^(top - 1022) <= 2^(lsb + 53), so a double holds it, and below 2^1024, so
+// it is finite.
 RL_HD_INLINE bool pair_window_holds(int lsb, int top, unsigned count) {
   if (lsb == std::numeric_limits<int>::max()) return true;  // zeros only
-  int log2count = 0;
-  while ((1u << log2count) < count) ++log2count;
-  const int bound = top - 1022 + log2count;
+  const int bound = top - 1022 + ceil_log2(count);
   return bound <= lsb + 53 && bound <= 1024;
 }
 
