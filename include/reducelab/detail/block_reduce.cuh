@@ -13,35 +13,47 @@ namespace reducelab::detail {
 
 inline constexpr unsigned kFullMask = 0xffffffffu;
 
-template <class A>
-__device__ __forceinline__ A shuffle_down(A v, unsigned offset) {
+// An accumulator through one warp shuffle, word by word: `shfl(x)` moves one value of up to 8
+// bytes (the whole warp must call it).
+template <class A, class Shfl>
+__device__ __forceinline__ A shuffle_words(A v, Shfl shfl) {
   if constexpr (sizeof(A) <= 8 && std::is_trivially_copyable_v<A> && !std::is_class_v<A>) {
-    return __shfl_down_sync(kFullMask, v, offset);
+    return shfl(v);
   } else if constexpr (sizeof(A) == 16 && !std::is_class_v<A>) {  // a 128-bit integer: two halves
-    const auto lo = __shfl_down_sync(kFullMask, static_cast<unsigned long long>(v), offset);
-    const auto hi = __shfl_down_sync(kFullMask, static_cast<unsigned long long>(v >> 64), offset);
+    const auto lo = shfl(static_cast<unsigned long long>(v));
+    const auto hi = shfl(static_cast<unsigned long long>(v >> 64));
     return (static_cast<A>(hi) << 64) | static_cast<A>(lo);
   } else if constexpr (std::is_same_v<A, half> || std::is_same_v<A, bfloat16>) {
     A r;
-    r.bits = static_cast<std::uint16_t>(__shfl_down_sync(kFullMask, static_cast<unsigned>(v.bits), offset));
+    r.bits = static_cast<std::uint16_t>(shfl(static_cast<unsigned>(v.bits)));
     return r;
   } else if constexpr (requires { v.s; v.most; v.least; }) {  // a WindowSum (exact piece sums)
     A r;
-    r.s = __shfl_down_sync(kFullMask, v.s, offset);
-    r.most = __shfl_down_sync(kFullMask, v.most, offset);
-    r.least = __shfl_down_sync(kFullMask, v.least, offset);
+    r.s = shfl(v.s);
+    r.most = shfl(v.most);
+    r.least = shfl(v.least);
     return r;
   } else if constexpr (requires { A::kTwoDoubles; }) {  // a pair of doubles (exact piece sums)
     A r;
-    r.a = __shfl_down_sync(kFullMask, v.a, offset);
-    r.b = __shfl_down_sync(kFullMask, v.b, offset);
+    r.a = shfl(v.a);
+    r.b = shfl(v.b);
     return r;
   } else {  // ArgResult<T>: value and index travel separately
     A r;
-    r.value = shuffle_down(v.value, offset);
-    r.index = __shfl_down_sync(kFullMask, v.index, offset);
+    r.value = shuffle_words(v.value, shfl);
+    r.index = shfl(v.index);
     return r;
   }
+}
+
+template <class A>
+__device__ __forceinline__ A shuffle_down(A v, unsigned offset) {
+  return shuffle_words(v, [&](auto x) { return __shfl_down_sync(kFullMask, x, offset); });
+}
+// Lane `from`'s accumulator.
+template <class A>
+__device__ __forceinline__ A shuffle_from(A v, unsigned from) {
+  return shuffle_words(v, [&](auto x) { return __shfl_sync(kFullMask, x, from); });
 }
 
 // Lane 0 ends with combine over the warp in the fixed tree; other lanes hold partial folds.
