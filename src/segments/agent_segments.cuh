@@ -11,9 +11,12 @@
 //   reduceRowGroups    rows of up to a tile: a few lanes per row, 16-byte loads, several rows
 //                      per warp in flight.
 //   reduceLongPieces   longer rows and segments: a block each.
+//   reduceSegmentGroups  segments of up to a tile: a warp per group of up to 32 neighbouring
+//                      short segments, read as one contiguous range (agent_segment_groups.cuh).
+//   reduceSegmentWarps the groups it leaves (longer or scattered segments): a warp per segment.
 //   reduceRedoPieces   exact sums only: the pieces whose pair lost part of the sum, with digits.
 // The fixed order (order-free operations take the first two too: columns of at most one
-// vector, segments of at most a tile):
+// vector, and segments that do not follow each other in memory, inside reduceSegmentGroups):
 //   reduceTinyPieces   a thread per piece of at most one vector (a matrix's rows or columns of
 //                      a few elements): neighbouring threads read neighbouring pieces.
 //   reduceShortPieces  a warp per contiguous piece of at most one tile (kTile elements: 8192
@@ -32,7 +35,7 @@
 //
 // Still slow: columns of floating-point products follow each column's fixed order, one element
 // per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
-// ragged short segments get a warp each whatever their length; columns hold few bytes in flight
+// columns hold few bytes in flight
 // (4-byte loads, eight a thread); rows shorter than one 16-byte vector take the elementwise path.
 #include <cstdint>
 
@@ -72,13 +75,18 @@ __device__ __forceinline__ typename Sem::Acc fold_strided_chunk(rl::gmem<const T
   return acc;
 }
 
+// How many bytes p lies past a 16-byte boundary.
+template <class T>
+__device__ __forceinline__ unsigned misalignment16(rl::gmem<const T> p) {
+#if RL_SIMT
+  return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.get()) % 16);
+#else
+  return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) % 16);
+#endif
+}
 template <class T>
 __device__ __forceinline__ bool is_aligned16(rl::gmem<const T> p) {
-#if RL_SIMT
-  return reinterpret_cast<std::uintptr_t>(p.get()) % 16 == 0;
-#else
-  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-#endif
+  return misalignment16(p) == 0;
 }
 
 // The first element and the length of piece p.
@@ -558,20 +566,55 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
 }
 
 // ---- Long pieces of an order-free operation, a block each --------------------------------------
-// Rows longer than a tile, and segments longer than a tile (pieces.skip_short): the block's
-// threads take the piece's vectors (or, strided or unaligned, its elements) in turn, four
-// loads in flight each, and the block folds.
+// The segments longer than a tile that reduceSegmentGroups found, listed in the workspace: the
+// piece numbers in `pieces` (kLongSlots of them), their count and this kernel's ticket in
+// `counters` (zero between launches). A launch that listed more than the slots hold takes
+// every segment again and skips the short ones.
+inline constexpr unsigned kLongSlots = 1u << 17;  // the column partials' area (1 MiB), idle for segments
+// The slots the kernels use: kLongSlots on the GPU; the SIMT runner can lower it (tests reach the
+// overflow with a few long segments).
+#if RL_SIMT
+inline unsigned simt_long_slots = kLongSlots;
+__device__ __forceinline__ unsigned long_slots() { return simt_long_slots < kLongSlots ? simt_long_slots : kLongSlots; }
+#else
+__device__ __forceinline__ unsigned long_slots() { return kLongSlots; }
+#endif
+
+struct LongList {
+  rl::gmem<unsigned> counters;
+  rl::gmem<unsigned long long> pieces;
+  __device__ __forceinline__ void add(std::uint64_t p) const {
+    const unsigned slot = atomicAdd(&counters[0], 1u);
+    if (slot < long_slots()) pieces[slot] = p;
+  }
+};
+
+// Rows longer than a tile, and segments longer than a tile (pieces.skip_short; `longs` lists
+// them when it could hold them all): the block's threads take the piece's vectors (or, strided
+// or unaligned, its elements) in turn, four loads in flight each, and the block folds.
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceLongPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
                      rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
-                     rl::gmem<unsigned long long> redo) {
+                     rl::gmem<unsigned long long> redo, LongList longs) {
   using Acc = typename Sem::Acc;
   constexpr unsigned kVec = Shape<T>::kVec;
   constexpr unsigned kIn = 4;
   __shared__ Acc slot_storage[kWarps];
   rl::smem<Acc> slots = slot_storage;
-  for (std::uint64_t p = blockIdx.x; p < pieces.count; p += gridDim.x) {
+  __shared__ unsigned listed_storage[1];
+  rl::smem<unsigned> listed_at = listed_storage;
+  std::uint64_t todo = pieces.count;
+  bool from_list = false;
+  if (pieces.skip_short) {
+    // One read of the count per block, shared; no thread reads it after the last block cleared it.
+    if (threadIdx.x == 0) listed_at[0] = longs.counters[0];
+    __syncthreads();
+    const unsigned listed = listed_at[0];
+    if (listed <= long_slots()) todo = listed, from_list = true;
+  }
+  for (std::uint64_t i = blockIdx.x; i < todo; i += gridDim.x) {
+    const std::uint64_t p = from_list ? static_cast<std::uint64_t>(longs.pieces[i]) : i;
     std::uint64_t first = 0, length = 0;
     piece_extent(pieces, begin, end, p, &first, &length);
     if (pieces.skip_short && length <= Shape<T>::kTile) continue;  // the same for the whole block
@@ -608,6 +651,10 @@ __global__ void __launch_bounds__(kThreads)
     if (threadIdx.x == 0) store_piece<Sem>(output, p, acc, length, redo);
     __syncthreads();  // slots are reused by the next piece
   }
+  if (pieces.skip_short && threadIdx.x == 0) {  // the last block clears the list for the next call
+    __threadfence();
+    if (atomicAdd(&longs.counters[1], 1u) == gridDim.x - 1u) longs.counters[0] = 0u, longs.counters[1] = 0u;
+  }
 }
 
 }  // namespace reducelab::detail
@@ -618,13 +665,15 @@ namespace reducelab::detail {
 // this choice). Order-free operations (exact sums and means of floating-point pieces among them):
 // columns read coalesced (reduceColumns), rows of up to a tile a few lanes each (reduceRowGroups),
 // columns of at most one vector a thread each, longer rows and segments a block each
-// (reduceLongPieces), segments of up to a tile a warp each. Floating-point products and user
+// (reduceLongPieces), segments of up to a tile a warp per group of them (reduceSegmentGroups).
+// Floating-point products and user
 // operations keep each piece's fixed order (piece_kernels).
 struct PiecePlan {
   bool columns = false;      // reduceColumns
   bool row_groups = false;   // reduceRowGroups, `lanes` lanes per row
   unsigned lanes = 1;
   bool long_pieces = false;  // reduceLongPieces
+  bool segment_groups = false;  // reduceSegmentGroups, then reduceSegmentWarps
   PieceKernels fixed;        // reduceTinyPieces / reduceShortPieces / reduceSegments
 };
 template <class T, class Sem>
@@ -641,7 +690,7 @@ inline PiecePlan plan_pieces(Pieces* p) {
     } else if (!p->offsets) {
       plan.long_pieces = true;
     } else {
-      plan.fixed.warps = true;
+      plan.segment_groups = true;
       plan.long_pieces = true;
       p->skip_short = true;
     }

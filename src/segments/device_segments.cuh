@@ -10,7 +10,7 @@
 #include "reducelab/detail/exact_sum.cuh"
 #include "reducelab/detail/launch.cuh"
 #include "reducelab/detail/workspace.hpp"
-#include "segments/agent_segments.cuh"
+#include "segments/agent_segment_groups.cuh"
 
 namespace reducelab {
 namespace detail {
@@ -57,6 +57,11 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   Workspace ws;
   if (Status s = workspace_for(stream, &ws); !s) return s;
   unsigned long long* const redo = redo_list(ws);
+  // Segments longer than a tile, listed by reduceSegmentGroups for reduceLongPieces: the count and
+  // ticket in the first two piece tickets (zero between launches), the list where columns keep
+  // their partials (a segments call has no columns).
+  static_assert(kPiecePartialBytes / sizeof(unsigned long long) >= kLongSlots, "the workspace holds the long list");
+  const LongList longs{ws.piece_tickets, static_cast<unsigned long long*>(ws.pieces)};
   Pieces launched = pieces;
   const PiecePlan plan = plan_pieces<T, Sem>(&launched);
   if constexpr (Sem::order_free) {
@@ -99,11 +104,26 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     if (e != cudaSuccess) return cuda_status(e, "launching reduceShortPieces");
   }
   if constexpr (Sem::order_free) {
+    if (plan.segment_groups) {
+      std::uint64_t held = 0;
+      if (Status s = blocks_held<reduceSegmentGroups<T, Sem>>(device, sms, &held); !s) return s;
+      const unsigned group = segment_group_size(pieces.count, held * kWarps);
+      const std::uint64_t groups = (pieces.count + group - 1) / group;
+      const unsigned grid = pieces_grid(options, held, (groups + kWarps - 1) / kWarps);
+      reduceSegmentGroups<T, Sem><<<grid, kThreads, 0, stream>>>(input, pieces.count, group, begin, end, output, redo, longs);
+      if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching reduceSegmentGroups");
+      // The groups it leaves (not contiguous, or long segments on average), with the same groups.
+      std::uint64_t warps_held = 0;
+      if (Status s = blocks_held<reduceSegmentWarps<T, Sem>>(device, sms, &warps_held); !s) return s;
+      const unsigned warps_grid = pieces_grid(options, warps_held, (groups + kWarps - 1) / kWarps);
+      reduceSegmentWarps<T, Sem><<<warps_grid, kThreads, 0, stream>>>(input, pieces.count, group, begin, end, output, redo);
+      if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching reduceSegmentWarps");
+    }
     if (plan.long_pieces) {
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceLongPieces<T, Sem>>(device, sms, &held); !s) return s;
       const unsigned grid = pieces_grid(options, held, pieces.count);
-      reduceLongPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo);
+      reduceLongPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo, longs);
       const cudaError_t e = cudaGetLastError();
       if (e != cudaSuccess) return cuda_status(e, "launching reduceLongPieces");
     }

@@ -5,7 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "segments/agent_segments.cuh"
+#include "segments/agent_segment_groups.cuh"
 #include "simt/portable.cuh"
 
 namespace reducelab::detail {
@@ -30,6 +30,7 @@ constexpr unsigned char kPoison = 0x5a;
 void poison(void* p, std::size_t bytes) { std::memset(p, kPoison, bytes); }
 
 thread_local std::uint64_t last_redone = 0;
+unsigned forced_group = 0;  // reduceSegmentGroups' group size, 0: as the GPU picks it
 
 template <class T, class Op>
 std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& pieces, const std::int64_t* begin,
@@ -49,6 +50,11 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   auto* redo = static_cast<unsigned long long*>(redo_bytes.get());
   poison(redo + 2, kRedoSlots * sizeof(unsigned long long));  // the slots; the count and ticket are zero
 
+  DeviceBytes long_counters = device_copy(nullptr, 0, 2 * sizeof(unsigned));
+  DeviceBytes long_pieces = device_copy(nullptr, 0, kLongSlots * sizeof(unsigned long long));
+  poison(long_pieces.get(), kLongSlots * sizeof(unsigned long long));
+  auto* counters = static_cast<unsigned*>(long_counters.get());
+  const LongList longs{counters, static_cast<unsigned long long*>(long_pieces.get())};
   Pieces launched = pieces;
   const PiecePlan plan = plan_pieces<T, Sem>(&launched);
   const auto* in = static_cast<const T*>(input.get()) + offset;
@@ -91,10 +97,20 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     rl::launch(reduceShortPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo);
   }
   if constexpr (Sem::order_free) {
+    if (plan.segment_groups) {
+      // As on the GPU for a grid of a few blocks; simt_force_segment_group picks the group size.
+      const unsigned group = forced_group != 0 ? forced_group : segment_group_size(pieces.count, 4);
+      cfg.grid = grid_for(((pieces.count + group - 1) / group + kWarps - 1) / kWarps);
+      cfg.name = "reduceSegmentGroups";
+      rl::launch(reduceSegmentGroups<T, Sem>, cfg, in, pieces.count, group, bp, ep, out, redo, longs);
+      cfg.name = "reduceSegmentWarps";
+      rl::launch(reduceSegmentWarps<T, Sem>, cfg, in, pieces.count, group, bp, ep, out, redo);
+    }
     if (plan.long_pieces) {
       cfg.grid = grid_for(pieces.count);
       cfg.name = "reduceLongPieces";
-      rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo);
+      rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo, longs);
+      if (counters[0] != 0 || counters[1] != 0) throw std::logic_error("reduceLongPieces left the long list set");
     }
   } else if (plan.fixed.blocks) {
     cfg.grid = grid_for(pieces.count);
@@ -121,6 +137,18 @@ std::uint64_t simt_limit_redo_slots(std::uint64_t slots) {
   return before;
 }
 
+unsigned simt_limit_long_slots(unsigned slots) {
+  const unsigned before = simt_long_slots;
+  simt_long_slots = slots == 0 || slots > kLongSlots ? kLongSlots : slots;
+  return before;
+}
+
+unsigned simt_force_segment_group(unsigned group) {
+  const unsigned before = forced_group;
+  forced_group = group;
+  return before;
+}
+
 template <class T, class Op>
 std::vector<result_t<T, Op>> simt_reduce_axis(const T* host, Matrix m, int axis, Op, unsigned grid, unsigned offset) {
   Pieces p;
@@ -131,20 +159,21 @@ std::vector<result_t<T, Op>> simt_reduce_axis(const T* host, Matrix m, int axis,
 
 template <class T, class Op>
 std::vector<result_t<T, Op>> simt_reduce_segments(const T* host, std::uint64_t n, const std::vector<std::int64_t>& begin,
-                                                  const std::vector<std::int64_t>& end, Op, unsigned grid) {
+                                                  const std::vector<std::int64_t>& end, Op, unsigned grid,
+                                                  unsigned offset) {
   Pieces p;
   std::vector<result_t<T, Op>> probe(1);
   if (begin.size() != end.size()) throw std::invalid_argument("simt_reduce_segments: begin and end differ in size");
   if (Status s = segment_pieces(host, begin.size(), begin.data(), end.data(), probe.data(), &p); !s)
     throw std::invalid_argument(s.message());
-  return run<T, Op>(host, n, p, begin.data(), end.data(), grid, 0);
+  return run<T, Op>(host, n, p, begin.data(), end.data(), grid, offset);
 }
 
 #define REDUCELAB_SIMT_SEGMENTS_(T, OP)                                                                       \
   template std::vector<result_t<T, op::OP>> simt_reduce_axis<T, op::OP>(const T*, Matrix, int, op::OP, unsigned, \
                                                                         unsigned);                            \
   template std::vector<result_t<T, op::OP>> simt_reduce_segments<T, op::OP>(                                  \
-      const T*, std::uint64_t, const std::vector<std::int64_t>&, const std::vector<std::int64_t>&, op::OP, unsigned);
+      const T*, std::uint64_t, const std::vector<std::int64_t>&, const std::vector<std::int64_t>&, op::OP, unsigned, unsigned);
 #define REDUCELAB_SIMT_SEGMENTS_TYPE_(T) REDUCELAB_FOR_EACH_OP(REDUCELAB_SIMT_SEGMENTS_, T)
 REDUCELAB_FOR_EACH_TYPE(REDUCELAB_SIMT_SEGMENTS_TYPE_)
 

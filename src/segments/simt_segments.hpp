@@ -16,7 +16,8 @@ std::vector<result_t<T, Op>> simt_reduce_axis(const T* host, Matrix m, int axis,
                                               unsigned offset = 0);
 template <class T, class Op>
 std::vector<result_t<T, Op>> simt_reduce_segments(const T* host, std::uint64_t n, const std::vector<std::int64_t>& begin,
-                                                  const std::vector<std::int64_t>& end, Op op, unsigned grid = 0);
+                                                  const std::vector<std::int64_t>& end, Op op, unsigned grid = 0,
+                                                  unsigned offset = 0);
 
 // How many pieces the last call on this thread listed for the redo with digits (exact sums
 // whose pair of doubles lost part of the sum; exact_pieces.cuh), more than kRedoSlots meaning all.
@@ -25,5 +26,13 @@ std::uint64_t simt_last_redone();
 // Lowers the redo list's capacity the kernels use on SIMT (0: back to the GPU's kRedoSlots), so
 // a test can overflow it with a few pieces; returns the capacity before.
 std::uint64_t simt_limit_redo_slots(std::uint64_t slots);
+
+// Lowers the capacity of the list of long segments (reduceSegmentGroups lists them for
+// reduceLongPieces) on SIMT (0: back to the GPU's kLongSlots); returns the capacity before.
+unsigned simt_limit_long_slots(unsigned slots);
+
+// Sets how many segments reduceSegmentGroups gives a warp on SIMT (a power of two up to 32; 0:
+// chosen from the count, as on the GPU); returns the setting before.
+unsigned simt_force_segment_group(unsigned group);
 
 }  // namespace reducelab::detail

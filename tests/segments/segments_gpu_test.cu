@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <random>
 #include <stdexcept>
 
 #include "exact_pieces_support.hpp"
@@ -43,6 +44,23 @@ std::vector<R> poison(std::size_t n) {
   std::vector<R> p(n);
   std::memset(static_cast<void*>(p.data()), 0x5a, n * sizeof(R));
   return p;
+}
+
+// reduce_segments on the device data for the default grid and a forced one, against `want`.
+template <class T, class Op>
+void expect_gpu_segments(const T* x, const std::int64_t* begin, const std::int64_t* end, Op op,
+                         const std::vector<result_t<T, Op>>& want, const std::string& what) {
+  using R = result_t<T, Op>;
+  for (unsigned grid : {0u, 3u}) {
+    const auto init = poison<R>(want.size());
+    DeviceBuffer<R> out(init.data(), want.size());
+    Options o;
+    o.grid = grid;
+    const Status st = reduce_segments(x, want.size(), begin, end, op, out.data, nullptr, o);
+    ASSERT_TRUE(st.ok()) << st.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    expect_same(out.read(want.size()), want, what + " grid " + std::to_string(grid));
+  }
 }
 
 template <class T>
@@ -97,16 +115,38 @@ TYPED_TEST(SegmentsGpu, SegmentsHaveTheCpuBits) {
       ASSERT_TRUE(cpu::reduce_segments(x.data(), b.size(), b.data(), e.data(), op, want.data()).ok());
       DeviceBuffer<T> d(x.data(), n);
       DeviceBuffer<std::int64_t> db(b.data(), b.size()), de(e.data(), e.size());
-      for (unsigned grid : {0u, 3u}) {
-        const auto init = poison<R>(b.size());
-        DeviceBuffer<R> out(init.data(), b.size());
-        Options o;
-        o.grid = grid;
-        const Status st = reduce_segments(d.data, b.size(), db.data, de.data, op, out.data, nullptr, o);
-        ASSERT_TRUE(st.ok()) << st.message();
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        expect_same(out.read(b.size()), want, type_name<T>() + " n " + std::to_string(n) + " grid " + std::to_string(grid));
-      }
+      expect_gpu_segments(d.data, db.data, de.data, op, want, type_name<T>() + " n " + std::to_string(n));
+    }
+  });
+}
+
+// Ragged segments that follow each other in memory (reduceSegmentGroups: a warp per group, one
+// range per group): lengths of 0 to 64, of a few thousand and past a tile mixed, as the bench's
+// distributions draw them, for the default grid and a forced one, on and off a 16-byte boundary.
+TYPED_TEST(SegmentsGpu, RaggedSegmentsInOneRangeHaveTheCpuBits) {
+  REQUIRE_GPU();
+  using T = TypeParam;
+  std::mt19937_64 rng(77);
+  std::vector<std::int64_t> b, e;
+  std::int64_t at = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::uint64_t len = rng() % 65;
+    if (i % 8 == 7) len = 0;
+    if (i % 997 == 5) len = rng() % 5000;
+    if (i == 12345) len = detail::Shape<T>::kTile + 77;
+    b.push_back(at), at += static_cast<std::int64_t>(len), e.push_back(at);
+  }
+  const std::uint64_t n = static_cast<std::uint64_t>(at);
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    using R = result_t<T, Op>;
+    const auto x = input_for<T, Op>(n, 31);
+    std::vector<R> want(b.size());
+    ASSERT_TRUE(cpu::reduce_segments(x.data(), b.size(), b.data(), e.data(), op, want.data()).ok());
+    DeviceBuffer<std::int64_t> db(b.data(), b.size()), de(e.data(), e.size());
+    for (unsigned offset : {0u, 1u}) {
+      DeviceBuffer<T> d(x.data(), n, offset);
+      expect_gpu_segments(d.data, db.data, de.data, op, want, type_name<T>() + " offset " + std::to_string(offset));
     }
   });
 }

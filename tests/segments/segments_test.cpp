@@ -247,6 +247,59 @@ TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsForSegments) {
   });
 }
 
+// Segments that follow each other in memory (offsets from a prefix sum) are read by a warp per
+// group as one range (reduceSegmentGroups): lengths that end inside a vector, a lane's run, a round
+// (32 lanes x 4 vectors), empty segments between them, segments of exactly one round and of
+// several, two longer than a tile (left to a block, through the list of long segments, and with
+// a list too short for them: every segment read again), for groups of 1, 4 and 32 segments and
+// inputs on and off a 16-byte boundary. Then one segment out of place: that group takes the
+// segments one at a time.
+template <class T>
+std::vector<std::uint64_t> grouped_lengths() {
+  constexpr std::uint64_t kVec = detail::Shape<T>::kVec, kRound = 32 * 4 * kVec;
+  std::vector<std::uint64_t> lengths{1, 0, 3, kVec, kVec + 1, 2 * kVec - 1, 0, 0, 4 * kVec, 4 * kVec + 1, 5,
+                                     kRound - 1, kRound, kRound + 1, 2, 0, 3 * kRound + 7, 1, 1, 1};
+  for (std::uint64_t i = 0; i < 40; ++i) lengths.push_back((i * 37) % (3 * kVec));
+  lengths.push_back(detail::Shape<T>::kTile + 5);  // a block's
+  for (std::uint64_t i = 0; i < 30; ++i) lengths.push_back((i * 11) % 70);
+  lengths.push_back(2 * detail::Shape<T>::kTile + 1);  // another block's
+  lengths.push_back(6);
+  return lengths;
+}
+
+TYPED_TEST(SegmentsSimt, GroupsOfSegmentsInOneRangeHaveTheCpuBits) {
+  using T = TypeParam;
+  const auto lengths = grouped_lengths<T>();
+  std::vector<std::int64_t> b, e;
+  std::int64_t at = 0;
+  for (const auto len : lengths) b.push_back(at), at += static_cast<std::int64_t>(len), e.push_back(at);
+  const std::uint64_t n = static_cast<std::uint64_t>(at);
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    const auto x = input_for<T, Op>(n, 23);
+    const auto want = expected_segments(x, b, e, op);
+    for (unsigned group : {1u, 4u, 32u}) {
+      const unsigned before = detail::simt_force_segment_group(group);
+      for (unsigned offset : {0u, 1u, 3u}) {
+        if (group != 32 && offset == 3) continue;
+        expect_same(detail::simt_reduce_segments(x.data(), n, b, e, op, 2, offset), want,
+                    type_name<T>() + " group " + std::to_string(group) + " offset " + std::to_string(offset));
+      }
+      detail::simt_force_segment_group(before);
+    }
+    const unsigned slots = detail::simt_limit_long_slots(1);
+    expect_same(detail::simt_reduce_segments(x.data(), n, b, e, op, 3), want, type_name<T>() + " long list overflows");
+    detail::simt_limit_long_slots(slots);
+    // Segment 9 moved one element on: its group no longer covers one range.
+    auto b2 = b, e2 = e;
+    b2[9] += 1, e2[9] += 1;
+    const auto want2 = expected_segments(x, b2, e2, op);
+    const unsigned before = detail::simt_force_segment_group(32);
+    expect_same(detail::simt_reduce_segments(x.data(), n, b2, e2, op, 2), want2, type_name<T>() + " out of place");
+    detail::simt_force_segment_group(before);
+  });
+}
+
 TEST(SegmentsSimt, SeveralChunksInOnePieceMatchTheCpu) {
   const std::uint64_t len = 5 * detail::Shape<float>::kTile + 3;  // 6 chunks: step 3 runs
   const auto x = random_input<float>(2 * len, 9);

@@ -1,0 +1,309 @@
+#pragma once
+// Ragged segments of an order-free operation (integer sums and products, min, max, the
+// arg-extrema, and exact floating-point sums and means): a warp per group of G neighbouring
+// segments. Read by nvcc and by g++ (SIMT).
+//
+// A warp per segment (reduceShortPieces) keeps one segment's few loads in flight per warp and
+// reads each segment's offsets with a dependent load first: segments of 1 to 64 elements ran at
+// 2-7 % of the read ceiling on an H200, slower than CUB's segmented sums. Here a warp reads G
+// segments' offsets at once (lane i: segment i), and when the group's segments follow each
+// other in memory (each begins where the one before ends: offsets from a prefix sum) it reads
+// the group's elements as one contiguous range: rounds of 32 lanes x kGroupVectors 16-byte
+// vectors, each lane four neighbouring vectors, all loads of a round issued before the first
+// use and the next round's issued before this one is folded. Each lane folds its elements run
+// by run (a run: the lane's elements of one segment), and writes the segments that begin and
+// end inside it; a segmented scan over the lanes (restart
+// where a lane's last run begins inside it) joins the runs that cross lanes, and its last lane
+// carries the open segment into the next round. Any order gives these operations' bits, so a
+// segment gets what reducelab::reduce gives for it alone.
+//
+// Exact sums of float, half and bfloat16 fold a run in plain double while its exponents vouch for
+// it (the window of exact_pair.cuh: up to 16 floats or 32 halves); a lane with a run the window
+// cannot vouch for folds all its runs again with exact pairs, element by element, reading them
+// again from L1 (as double sums always do), so that the pairs do not size the kernel.
+//
+// Groups whose segments do not follow each other (overlapping, unsorted, gaps), and groups of
+// segments that average half a round or more (there the rounds' search, predicated folds and
+// scan cost more than they save: docs/performance.md), are left to reduceSegmentWarps, launched
+// next, which reads each group's offsets again and takes its segments one at a time
+// (warp_fold_free, four 16-byte loads in flight per lane) with few registers, so many warps.
+// Segments longer than a tile are left to reduceLongPieces (a block each) and count as empty
+// here: the warp that reads their offsets lists them (LongList), so that kernel need not read
+// every segment's offsets again.
+#include <cstdint>
+#include <type_traits>
+
+#include "segments/agent_segments.cuh"
+
+namespace reducelab::detail {
+
+// 16-byte vectors a lane reads per round.
+inline constexpr unsigned kGroupVectors = 4;
+
+// Segments per warp: the largest power of two up to 32 that still gives each warp the GPU holds
+// eight groups (fewer leave the last warps a long tail), so tens of thousands of segments of a
+// few thousand elements get a warp each and millions of short ones share.
+inline unsigned segment_group_size(std::uint64_t count, std::uint64_t warps_held) {
+  unsigned g = 32;
+  while (g > 1 && count / g < 8 * warps_held) g /= 2;
+  return g;
+}
+
+// How a lane's elements of one round fold (reduceSegmentGroups): its first run (head, when it
+// began in an earlier lane or round), its last run (tail), which may reach into the next lane.
+template <class Acc>
+struct LaneRuns {
+  Acc head, tail;
+  unsigned head_length = 0;        // the head segment's length, when head_done
+  unsigned tail_lo = 0, tail_hi = 0;  // the tail segment's flattened extent
+  unsigned head_segment = 0, tail_segment = 0;
+  bool head_done = false;  // the head began before this lane and ends inside it
+  bool restart = true;     // the tail began inside this lane (the scan does not reach back past it)
+  bool exact = true;       // every run's window vouched for its plain double sum
+};
+
+// One group's offsets as its warp sees them: lane i holds segment i's (a segment longer than a
+// tile counts as empty: reduceLongPieces takes it), the prefix sum of the lengths, and whether the
+// group is one contiguous range of short segments (read by rounds) or not (a segment at a time).
+struct GroupOffsets {
+  std::uint64_t first = 0, length = 0;  // this lane's segment
+  std::uint64_t len = 0;                // its length here (0 when longer than a tile)
+  std::uint64_t off = 0, total = 0;     // where it starts in the group's range; the range's length
+  std::uint64_t base = 0;               // the range's first element, when contiguous
+  bool rounds = false;                  // the same for the whole warp
+};
+
+// The whole warp must call it; `b` and `e` are this lane's offsets (0, 0 past the group).
+template <class T>
+__device__ __forceinline__ GroupOffsets group_offsets(std::int64_t b, std::int64_t e) {
+  constexpr unsigned kRound = 32 * kGroupVectors * Shape<T>::kVec;
+  const unsigned lane = threadIdx.x % 32;
+  GroupOffsets o;
+  o.length = segment_length(b, e);
+  o.first = o.length ? static_cast<std::uint64_t>(b) : 0;
+  o.len = o.length <= Shape<T>::kTile ? o.length : 0;
+  std::uint64_t incl = o.len;  // inclusive prefix sum of the lengths
+#pragma unroll
+  for (unsigned k = 1; k < 32; k <<= 1) {
+    const std::uint64_t up = __shfl_up_sync(kFullMask, incl, k);
+    if (lane >= k) incl += up;
+  }
+  o.off = incl - o.len;
+  o.total = __shfl_sync(kFullMask, incl, 31);
+  const unsigned live = __ballot_sync(kFullMask, o.len > 0);
+  if (live == 0) return o;
+  o.base = __shfl_sync(kFullMask, o.first - o.off, static_cast<unsigned>(__ffs(static_cast<int>(live)) - 1));
+  const bool contiguous = __all_sync(kFullMask, o.len == 0 || o.first - o.off == o.base);
+  // Segments of half a round or more on average read faster one at a time (the rounds' search,
+  // predicated folds and scan cost more than they save there: docs/performance.md).
+  o.rounds = contiguous && o.total < std::uint64_t(__popc(live)) * (kRound / 2);
+  return o;
+}
+
+// Lane `lane`'s offsets of group g (0, 0 past the group or the segments).
+__device__ __forceinline__ void load_group_offsets(rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,
+                                                   std::uint64_t count, unsigned group, std::uint64_t g,
+                                                   std::int64_t* b, std::int64_t* e) {
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint64_t p = g * group + lane;
+  *b = *e = 0;
+  if (lane < group && p < count) *b = begin[p], *e = end[p];
+}
+
+// Launch with kThreads threads and any grid, after reduceSegmentGroups: warp k of the grid takes
+// groups k, k + (warps in the grid), ... of `group` segments and reduces, a segment at a time
+// with the whole warp, those of the groups reduceSegmentGroups leaves (not one contiguous range,
+// or long segments on average). Few registers, so many warps, as these segments want.
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceSegmentWarps(rl::gmem<const T> input, std::uint64_t count, unsigned group,
+                       rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,
+                       rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
+  const std::uint64_t groups = (count + group - 1) / group;
+  for (std::uint64_t g = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32; g < groups; g += warps) {
+    std::int64_t b = 0, e = 0;
+    load_group_offsets(begin, end, count, group, g, &b, &e);
+    const GroupOffsets o = group_offsets<T>(b, e);
+    if (o.rounds || o.total == 0) continue;  // the same for the whole warp
+    for (unsigned i = 0; i < group; ++i) {
+      const std::uint64_t li = __shfl_sync(kFullMask, o.len, i), fi = __shfl_sync(kFullMask, o.first, i);
+      if (li == 0) continue;
+      const rl::gmem<const T> x = input + fi;
+      const typename Sem::Acc v = warp_fold_free<T, Sem>(x, li, is_aligned16(x));
+      if (threadIdx.x % 32 == 0) store_piece<Sem>(output, g * group + i, v, li, redo);
+    }
+  }
+}
+
+// Launch with kThreads threads and any grid; warp k of the grid takes groups k, k + (warps in the
+// grid), ... of `group` segments (a power of two, at most 32), reduces those read by rounds,
+// writes every empty segment and lists the segments longer than a tile in `longs` for
+// reduceLongPieces.
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceSegmentGroups(rl::gmem<const T> input, std::uint64_t count, unsigned group,
+                        rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,
+                        rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo, LongList longs) {
+  using Acc = typename Sem::Acc;
+  constexpr unsigned kVec = Shape<T>::kVec;
+  constexpr unsigned kK = kGroupVectors * kVec;  // elements a lane takes per round
+  constexpr unsigned kRound = 32 * kK;
+  constexpr bool kWindow = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
+  // Per warp: where each of its segments starts in the group's flattened range, and its end
+  // (a group holds at most 32 tiles: 32-bit offsets).
+  __shared__ unsigned bound_storage[kWarps * 33];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  rl::smem<unsigned> all_bounds = bound_storage;
+  const rl::smem<unsigned> bounds = all_bounds + warp * 33;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
+  const std::uint64_t groups = (count + group - 1) / group;
+
+  // This lane's offsets, read one group ahead: they arrive while the group before is read.
+  std::int64_t ahead_begin = 0, ahead_end = 0;
+  std::uint64_t g = std::uint64_t(blockIdx.x) * kWarps + warp;
+  load_group_offsets(begin, end, count, group, g, &ahead_begin, &ahead_end);
+  for (; g < groups; g += warps) {
+    const std::uint64_t p0 = g * group;
+    const bool mine = lane < group && p0 + lane < count;
+    const GroupOffsets o = group_offsets<T>(ahead_begin, ahead_end);
+    load_group_offsets(begin, end, count, group, g + warps, &ahead_begin, &ahead_end);
+    if (mine && o.length == 0) store_piece<Sem>(output, p0 + lane, Sem::identity(), 0, redo);
+    if (mine && o.length > Shape<T>::kTile) longs.add(p0 + lane);
+    if (!o.rounds) continue;  // the same for the whole warp: reduceSegmentWarps takes the group
+    const std::uint64_t off = o.off, total = o.total, base = o.base;
+    bounds[lane] = static_cast<unsigned>(off);  // lanes past the group hold `total`
+    if (lane == 0) bounds[32] = static_cast<unsigned>(total);
+    __syncwarp();
+
+    // Positions count elements from the 16-byte boundary at or below the group's first element:
+    // element f of the group is at position shift + f.
+    const rl::gmem<const T> x = input + base;
+    const unsigned shift = misalignment16(x) / sizeof(T);
+    const unsigned span = shift + static_cast<unsigned>(total);
+    // The lane's kK elements of the round from position r0 (zeros outside the group).
+    auto load_round = [&](unsigned r0, T (&dst)[kK]) {
+      const unsigned q = r0 + lane * kK;
+#pragma unroll
+      for (unsigned u = 0; u < kGroupVectors; ++u) {
+        const unsigned at = q + u * kVec;
+        if (at >= shift && at + kVec <= span) {
+          const Vec<T> w = load_vec(x, at - shift);
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j) dst[u * kVec + j] = w.v[j];
+        } else {
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j) {
+            dst[u * kVec + j] = T{};
+            if (at + j >= shift && at + j < span) dst[u * kVec + j] = x[at + j - shift];
+          }
+        }
+      }
+    };
+    Acc carry = Sem::identity();  // the segment the last round left open
+    T v[kK], ahead[kK];
+    load_round(0, v);
+    for (unsigned r0 = 0; r0 < span; r0 += kRound) {
+      const unsigned q = r0 + lane * kK;  // this lane's first position
+      // The next round's loads go out before this round is folded: two rounds in flight.
+      if (r0 + kRound < span) load_round(r0 + kRound, ahead);
+      const unsigned pos_lo = q > shift ? q : shift, pos_hi = q + kK < span ? q + kK : span;
+      const bool has = pos_lo < pos_hi;
+      const unsigned lo = has ? pos_lo - shift : 0, hi = has ? pos_hi - shift : 0;  // flattened items [lo, hi)
+      unsigned s0 = 0;  // the segment of item lo: the last whose start is at or below it
+      if (has) {
+#pragma unroll
+        for (unsigned step = 16; step > 0; step >>= 1)
+          if (bounds[s0 + step] <= lo) s0 += step;
+      }
+      // The lane's runs, folded in plain double windows (kPairs false) or with Sem's accumulator.
+      // A run is one segment's items in [lo, hi): each is one pass over the lane's kK elements
+      // with a predicate, so the elements stay in registers (static indices) whatever the lengths.
+      auto fold_runs = [&](auto pairs) {
+        constexpr bool kPairs = decltype(pairs)::value;
+        LaneRuns<Acc> r;
+        r.head = r.tail = Sem::identity();
+        if (!has) return r;
+        // Items [a, b) of the segment that starts at seg_lo.
+        auto fold_range = [&](unsigned a, unsigned b, unsigned seg_lo) -> Acc {
+          if constexpr (kWindow) {
+            if (!kPairs) {
+              WindowSum w = window_identity();
+#pragma unroll
+              for (unsigned j = 0; j < kK; ++j) {
+                const unsigned f = q + j - shift;  // wraps below `a` before the first item
+                if (q + j >= shift && f >= a && f < b) window_add(w, v[j]);
+              }
+              if (!window_fits<T>(w, window_span<T>(kK))) {
+                r.exact = false;
+                return Sem::identity();
+              }
+              // Nothing to add only while the sum is -0 (only -0 elements); a +0 counts.
+              return bits_of_double(w.s) == 0x8000000000000000ull ? Sem::identity() : Acc{w.s, 0.0};
+            }
+          }
+          typename Sem::Inner in = Sem::inner_identity();
+          if constexpr (is_exact_pieces<Sem>::value) {
+            // Exact pairs (double sums, and runs no window vouched for): one element at a time,
+            // read again (from L1), so that the pairs' TwoSums do not size the kernel's registers.
+#pragma unroll 1
+            for (unsigned f = a; f < b; ++f) in = Sem::inner_combine(in, Sem::lift(x[f], 0));
+          } else {
+#pragma unroll
+            for (unsigned j = 0; j < kK; ++j) {
+              const unsigned f = q + j - shift;
+              if (q + j >= shift && f >= a && f < b) in = Sem::inner_combine(in, Sem::lift(v[j], f - seg_lo));
+            }
+          }
+          return Sem::absorb(Sem::identity(), in);
+        };
+        unsigned s = s0, a = lo;
+        bool first = true;
+        for (;;) {
+          const unsigned seg_lo = bounds[s], seg_hi = bounds[s + 1];
+          const Acc run = fold_range(a, seg_hi < hi ? seg_hi : hi, seg_lo);
+          const bool opened_before = first && seg_lo < lo;  // began in an earlier lane or round
+          if (seg_hi >= hi) {  // the last run: the scan joins it with what follows
+            r.tail = run, r.tail_segment = s, r.tail_lo = seg_lo, r.tail_hi = seg_hi;
+            r.restart = !opened_before;
+            return r;
+          }
+          if (opened_before) r.head = run, r.head_done = true, r.head_segment = s, r.head_length = seg_hi - seg_lo;
+          else if (r.exact) store_piece<Sem>(output, p0 + s, run, seg_hi - seg_lo, redo);
+          first = false;
+          a = seg_hi;
+          do ++s;
+          while (bounds[s + 1] == a);  // past empty segments (and long ones, counted as empty)
+        }
+      };
+      LaneRuns<Acc> runs = fold_runs(std::false_type{});
+      if constexpr (kWindow) {
+        if (!runs.exact) runs = fold_runs(std::true_type{});
+      }
+      // Segmented inclusive scan of the tails over the lanes: lane l ends with its tail segment's
+      // fold from that segment's first element (this round's lane 0 takes the carry).
+      Acc acc = runs.tail;
+      unsigned open = runs.restart ? 0u : 1u;
+      if (lane == 0 && open) acc = Sem::combine(carry, acc), open = 0u;
+#pragma unroll
+      for (unsigned k = 1; k < 32; k <<= 1) {
+        const unsigned from = lane >= k ? lane - k : lane;
+        const Acc up = shuffle_from(acc, from);
+        const unsigned up_open = __shfl_sync(kFullMask, open, from);
+        if (lane >= k && open) acc = Sem::combine(up, acc), open = up_open;
+      }
+      const Acc before = shuffle_from(acc, lane > 0 ? lane - 1 : 0);
+      if (runs.head_done)
+        store_piece<Sem>(output, p0 + runs.head_segment, Sem::combine(lane > 0 ? before : carry, runs.head),
+                         runs.head_length, redo);
+      if (has && runs.tail_hi == hi)  // the tail segment ends in this lane
+        store_piece<Sem>(output, p0 + runs.tail_segment, acc, runs.tail_hi - runs.tail_lo, redo);
+      carry = shuffle_from(acc, 31);
+#pragma unroll
+      for (unsigned j = 0; j < kK; ++j) v[j] = ahead[j];
+    }
+    __syncwarp();  // bounds are rewritten by the next group
+  }
+}
+
+}  // namespace reducelab::detail
