@@ -15,8 +15,8 @@
 //                      short segments, read as one contiguous range (agent_segment_groups.cuh).
 //   reduceSegmentWarps the groups it leaves (longer or scattered segments): a warp per segment.
 //   reduceRedoPieces   exact sums only: the pieces whose pair lost part of the sum, with digits.
-// The fixed order (order-free operations take the first two too: columns of at most one
-// vector, and segments that do not follow each other in memory, inside reduceSegmentGroups):
+// The fixed order (order-free operations take the first too, for matrix pieces of at most one
+// vector):
 //   reduceTinyPieces   a thread per piece of at most one vector (a matrix's rows or columns of
 //                      a few elements): neighbouring threads read neighbouring pieces.
 //   reduceShortPieces  a warp per contiguous piece of at most one tile (kTile elements: 8192
@@ -206,21 +206,21 @@ __global__ void __launch_bounds__(kThreads)
 
 // Launch with kThreads threads and any grid; warp k of the grid reduces pieces k, k + (warps in
 // the grid), ... of at most kTile elements (longer ones are left to reduceSegments). Contiguous
-// pieces only (stride 1).
+// pieces only (stride 1). Fixed-order operations only: order-free segments take
+// reduceSegmentGroups and reduceSegmentWarps.
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceShortPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
                       rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
                       rl::gmem<unsigned long long> redo) {
+  static_assert(!Sem::order_free, "order-free segments take reduceSegmentGroups");
   const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
   for (std::uint64_t p = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32; p < pieces.count; p += warps) {
     std::uint64_t first = 0, length = 0;
     piece_extent(pieces, begin, end, p, &first, &length);
     if (length > Shape<T>::kTile) continue;  // the same for the whole warp
     const rl::gmem<const T> x = input + first;
-    typename Sem::Acc v;
-    if constexpr (Sem::order_free) v = warp_fold_free<T, Sem>(x, length, is_aligned16(x));
-    else v = warp_fold_tile<T, Sem>(x, length, is_aligned16(x));
+    const typename Sem::Acc v = warp_fold_tile<T, Sem>(x, length, is_aligned16(x));
     if (threadIdx.x % 32 == 0) store_piece<Sem>(output, p, v, length, redo);
   }
 }

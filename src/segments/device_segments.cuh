@@ -95,13 +95,15 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return cuda_status(e, "launching reduceTinyPieces");
   }
-  if (plan.fixed.warps) {
-    std::uint64_t held = 0;
-    if (Status s = blocks_held<reduceShortPieces<T, Sem>>(device, sms, &held); !s) return s;
-    const unsigned grid = pieces_grid(options, held, (pieces.count + kWarps - 1) / kWarps);
-    reduceShortPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo);
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return cuda_status(e, "launching reduceShortPieces");
+  if constexpr (!Sem::order_free) {  // order-free plans never set it: no instances for them
+    if (plan.fixed.warps) {
+      std::uint64_t held = 0;
+      if (Status s = blocks_held<reduceShortPieces<T, Sem>>(device, sms, &held); !s) return s;
+      const unsigned grid = pieces_grid(options, held, (pieces.count + kWarps - 1) / kWarps);
+      reduceShortPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo);
+      const cudaError_t e = cudaGetLastError();
+      if (e != cudaSuccess) return cuda_status(e, "launching reduceShortPieces");
+    }
   }
   if constexpr (Sem::order_free) {
     if (plan.segment_groups) {

@@ -91,10 +91,12 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     cfg.name = "reduceTinyPieces";
     rl::launch(reduceTinyPieces<T, Sem>, cfg, in, launched, out, redo);
   }
-  if (plan.fixed.warps) {
-    cfg.grid = grid_for((pieces.count + kWarps - 1) / kWarps);
-    cfg.name = "reduceShortPieces";
-    rl::launch(reduceShortPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo);
+  if constexpr (!Sem::order_free) {
+    if (plan.fixed.warps) {
+      cfg.grid = grid_for((pieces.count + kWarps - 1) / kWarps);
+      cfg.name = "reduceShortPieces";
+      rl::launch(reduceShortPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo);
+    }
   }
   if constexpr (Sem::order_free) {
     if (plan.segment_groups) {
