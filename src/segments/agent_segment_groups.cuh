@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(kThreads)
       const std::uint64_t li = __shfl_sync(kFullMask, o.len, i), fi = __shfl_sync(kFullMask, o.first, i);
       if (li == 0) continue;
       const rl::gmem<const T> x = input + fi;
-      const typename Sem::Acc v = warp_fold_free<T, Sem>(x, li, is_aligned16(x));
+      const typename Sem::Acc v = warp_fold_free<T, Sem>(x, li);
       if (threadIdx.x % 32 == 0) store_piece<Sem>(output, g * group + i, v, li, redo);
     }
   }

@@ -146,40 +146,49 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_tile(rl::gmem<const T> x,
   return Sem::combine(Sem::combine(a0, a2), Sem::combine(a1, a3));
 }
 
-// An order-free operation over a contiguous piece of n <= kTile elements, by one warp: lanes take
-// vectors (or, unaligned, elements) in turn, four loads in flight each, then a warp fold. Any
-// order gives these operations' bits. The whole warp must call it.
+// The most elements one of `lanes` threads takes in fold_contiguous over n elements: its share of
+// the vectors, rounded up, and one element each of the head and the tail.
+template <class T>
+__host__ __device__ constexpr std::uint64_t contiguous_share(std::uint64_t n, std::uint64_t lanes) {
+  return (n / Shape<T>::kVec + lanes - 1) / lanes * Shape<T>::kVec + 2;
+}
+
+// An order-free operation over the contiguous elements x[0, n): `lanes` threads take turns (this
+// one is `lane`), each folding into `run`. The elements before x's first 16-byte boundary go one
+// to a thread, then 16-byte vectors, four loads in flight per thread, then the rest one to a
+// thread: a segment that starts anywhere keeps the vector loads (element by element, a warp has a
+// quarter of a float piece's bytes in flight). Any order gives these operations' bits.
 template <class T, class Sem>
-__device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n, bool aligned) {
+__device__ __forceinline__ void fold_contiguous(RunningFold<T, Sem>& run, rl::gmem<const T> x, std::uint64_t n,
+                                                unsigned lanes, unsigned lane) {
   constexpr unsigned kVec = Shape<T>::kVec;
-  const unsigned lane = threadIdx.x % 32;
-  RunningFold<T, Sem> run((n + 31) / 32 + kVec);  // the most one lane takes
-  std::uint64_t done = 0;
-  if (aligned) {
-    const std::uint64_t vectors = n / kVec;
-    std::uint64_t k = lane;
-    for (; k + 3 * 32 < vectors; k += 4 * 32) {
-      Vec<T> v[4];
+  constexpr unsigned kIn = 4;
+  const std::uint64_t head = std::min<std::uint64_t>(n, (16 - misalignment16(x)) % 16 / sizeof(T));
+  for (std::uint64_t e = lane; e < head; e += lanes) run.take_one(x[e], e);
+  const rl::gmem<const T> body = x + head;
+  const std::uint64_t vectors = (n - head) / kVec;
+  std::uint64_t k = lane;
+  for (; k + (kIn - 1) * lanes < vectors; k += kIn * lanes) {
+    Vec<T> v[kIn];
 #pragma unroll
-      for (unsigned u = 0; u < 4; ++u) v[u] = load_vec(x, (k + u * 32) * kVec);
+    for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(body, (k + u * lanes) * kVec);
 #pragma unroll
-      for (unsigned u = 0; u < 4; ++u)
-        run.template take<kVec>(v[u].v, [&](unsigned j) { return (k + u * 32) * kVec + j; });
-    }
-    for (; k < vectors; k += 32) {
-      const Vec<T> v = load_vec(x, k * kVec);
-      run.template take<kVec>(v.v, [&](unsigned j) { return k * kVec + j; });
-    }
-    done = vectors * kVec;
+    for (unsigned u = 0; u < kIn; ++u)
+      run.template take<kVec>(v[u].v, [&](unsigned j) { return head + (k + u * lanes) * kVec + j; });
   }
-  std::uint64_t e = done + lane;
-  for (; e + 3 * 32 < n; e += 4 * 32) {
-    T v[4];
-#pragma unroll
-    for (unsigned u = 0; u < 4; ++u) v[u] = x[e + u * 32];
-    run.template take<4>(v, [&](unsigned u) { return e + u * 32; });
+  for (; k < vectors; k += lanes) {
+    const Vec<T> v = load_vec(body, k * kVec);
+    run.template take<kVec>(v.v, [&](unsigned j) { return head + k * kVec + j; });
   }
-  for (; e < n; e += 32) run.take_one(x[e], e);
+  for (std::uint64_t e = head + vectors * kVec + lane; e < n; e += lanes) run.take_one(x[e], e);
+}
+
+// An order-free operation over a contiguous piece of n <= kTile elements, by one warp
+// (fold_contiguous), then a warp fold. The whole warp must call it.
+template <class T, class Sem>
+__device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n) {
+  RunningFold<T, Sem> run(contiguous_share<T>(n, 32));
+  fold_contiguous<T, Sem>(run, x, n, 32, threadIdx.x % 32);
   return warp_fold<Sem>(run.result());
 }
 
@@ -590,15 +599,15 @@ struct LongList {
 };
 
 // Rows longer than a tile, and segments longer than a tile (pieces.skip_short; `longs` lists
-// them when it could hold them all): the block's threads take the piece's vectors (or, strided
-// or unaligned, its elements) in turn, four loads in flight each, and the block folds.
+// them when it could hold them all): the block's threads take the piece's vectors in turn
+// (fold_contiguous; strided pieces element by element), four loads in flight each, and the
+// block folds.
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceLongPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
                      rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
                      rl::gmem<unsigned long long> redo, LongList longs) {
   using Acc = typename Sem::Acc;
-  constexpr unsigned kVec = Shape<T>::kVec;
   constexpr unsigned kIn = 4;
   __shared__ Acc slot_storage[kWarps];
   rl::smem<Acc> slots = slot_storage;
@@ -619,24 +628,13 @@ __global__ void __launch_bounds__(kThreads)
     piece_extent(pieces, begin, end, p, &first, &length);
     if (pieces.skip_short && length <= Shape<T>::kTile) continue;  // the same for the whole block
     const rl::gmem<const T> x = input + first;
-    RunningFold<T, Sem> run(length / kThreads + kVec + 1);  // the most one thread takes
-    if (pieces.stride == 1 && is_aligned16(x)) {
-      const std::uint64_t vectors = length / kVec;
-      std::uint64_t k = threadIdx.x;
-      for (; k + (kIn - 1) * kThreads < vectors; k += kIn * kThreads) {
-        Vec<T> v[kIn];
-#pragma unroll
-        for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(x, (k + u * kThreads) * kVec);
-#pragma unroll
-        for (unsigned u = 0; u < kIn; ++u)
-          run.template take<kVec>(v[u].v, [&](unsigned j) { return (k + u * kThreads) * kVec + j; });
-      }
-      for (; k < vectors; k += kThreads) {
-        const Vec<T> v = load_vec(x, k * kVec);
-        run.template take<kVec>(v.v, [&](unsigned j) { return k * kVec + j; });
-      }
-      for (std::uint64_t e = vectors * kVec + threadIdx.x; e < length; e += kThreads) run.take_one(x[e], e);
+    Acc acc;
+    if (pieces.stride == 1) {
+      RunningFold<T, Sem> run(contiguous_share<T>(length, kThreads));
+      fold_contiguous<T, Sem>(run, x, length, kThreads, threadIdx.x);
+      acc = run.result();
     } else {
+      RunningFold<T, Sem> run(length / kThreads + 1);  // the most one thread takes
       const std::uint64_t stride = pieces.stride;
       std::uint64_t e = threadIdx.x;
       for (; e + (kIn - 1) * kThreads < length; e += kIn * kThreads) {
@@ -646,8 +644,9 @@ __global__ void __launch_bounds__(kThreads)
         run.template take<kIn>(v, [&](unsigned u) { return e + u * kThreads; });
       }
       for (; e < length; e += kThreads) run.take_one(x[e * stride], e);
+      acc = run.result();
     }
-    const Acc acc = block_fold<Sem>(run.result(), slots);
+    acc = block_fold<Sem>(acc, slots);
     if (threadIdx.x == 0) store_piece<Sem>(output, p, acc, length, redo);
     __syncthreads();  // slots are reused by the next piece
   }
