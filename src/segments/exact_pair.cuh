@@ -141,6 +141,29 @@ struct ExactPieceSemantics {
     for (unsigned j = 0; j < N; ++j) acc = combine(acc, lift(v[j], 0));
     return acc;
   }
+  // The same for a thread's run of a long piece (RunningFold): first two bare TwoSums per
+  // element (ExactCarry::add without its branches); only if one of them left a remainder (NaN
+  // compares unequal too: an infinity, a NaN or an overflow on the way shows there) does the
+  // batch go again through absorb_batch, from the pair as it was. Rows of a few elements keep
+  // absorb_batch: four rows in flight with both paths cost reduceRowGroups more than the branches
+  // (H200, docs/performance.md).
+  template <unsigned N>
+  RL_HD_INLINE static Acc absorb_run(Acc acc, const T* v) {
+    if (!pair_is_special(acc)) {
+      double a = acc.a, b = acc.b;
+      bool held = true;
+#pragma unroll
+      for (unsigned j = 0; j < N; ++j) {
+        double s, e, t, r;
+        two_sum(a, static_cast<double>(widen(v[j])), s, e);
+        two_sum(b, e, t, r);
+        held = held && r == 0;
+        a = s, b = t;
+      }
+      if (held) return ExactPair{a, b};
+    }
+    return absorb_batch<N>(acc, v);
+  }
   // The result of n elements whose exact sum is the double s (a window that vouched for itself):
   // what finish gives for the pair {s, 0}, without its TwoSum and branches (a double rounds to
   // float correctly in one conversion; -0 only when every element was -0).

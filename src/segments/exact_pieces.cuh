@@ -42,7 +42,8 @@ __device__ __forceinline__ typename Sem::Acc absorb_elements(typename Sem::Acc a
 // as many elements as the thread may take (`most`, given once: the check is then a subtraction
 // and a comparison); a batch that would widen the window past that first hands the running sum
 // to the pair, with one combine. So a thread usually combines its pair once, at the end,
-// instead of once per batch (four TwoSums each). Every other operation: absorb_elements.
+// instead of once per batch (four TwoSums each). Double pairs: absorb_run (two bare TwoSums per
+// element while nothing is left over). Every other operation: absorb_elements.
 template <class T, class Sem>
 struct RunningFold {
   using Acc = typename Sem::Acc;
@@ -56,7 +57,9 @@ struct RunningFold {
   }
   template <unsigned N, class IndexOf>
   __device__ __forceinline__ void take(const T* v, IndexOf index_of) {
-    if constexpr (!kWindow) {
+    if constexpr (!kWindow && is_exact_pieces<Sem>::value) {
+      acc = Sem::template absorb_run<N>(acc, v);
+    } else if constexpr (!kWindow) {
       acc = absorb_elements<Sem, N>(acc, v, index_of);
     } else {
       WindowSum batch = window_identity();
