@@ -110,10 +110,11 @@ __device__ __forceinline__ void load_group_offsets(rl::gmem<const std::int64_t> 
   if (lane < group && p < count) *b = begin[p], *e = end[p];
 }
 
-// Launch with kThreads threads and any grid, after reduceSegmentGroups: warp k of the grid takes
-// groups k, k + (warps in the grid), ... of `group` segments and reduces, a segment at a time
-// with the whole warp, those of the groups reduceSegmentGroups leaves (not one contiguous range,
-// or long segments on average). Few registers, so many warps, as these segments want.
+// Launch with kThreads threads and any grid, after reduceSegmentGroups (launch_kernel: it may
+// start while that kernel runs): warp k of the grid takes groups k, k + (warps in the grid), ...
+// of `group` segments and reduces, a segment at a time with the whole warp, those of the groups
+// reduceSegmentGroups leaves (not one contiguous range, or long segments on average). Few
+// registers, so many warps, as these segments want.
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceSegmentWarps(rl::gmem<const T> input, std::uint64_t count, unsigned group,
@@ -134,6 +135,9 @@ __global__ void __launch_bounds__(kThreads)
       if (threadIdx.x % 32 == 0) store_piece<Sem>(output, g * group + i, v, li, redo);
     }
   }
+  // Launched to overlap reduceSegmentGroups (whose groups and outputs are disjoint from these),
+  // it ends only after that kernel has: the launch after it reads the long list.
+  wait_for_producer();
 }
 
 // Launch with kThreads threads and any grid; warp k of the grid takes groups k, k + (warps in the
@@ -158,6 +162,7 @@ __global__ void __launch_bounds__(kThreads)
   const rl::smem<unsigned> bounds = all_bounds + warp * 33;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
   const std::uint64_t groups = (count + group - 1) / group;
+  let_consumer_start();  // reduceSegmentWarps needs nothing this kernel writes: it may start now
 
   // This lane's offsets, read one group ahead: they arrive while the group before is read.
   std::int64_t ahead_begin = 0, ahead_end = 0;

@@ -118,8 +118,12 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       std::uint64_t warps_held = 0;
       if (Status s = blocks_held<reduceSegmentWarps<T, Sem>>(device, sms, &warps_held); !s) return s;
       const unsigned warps_grid = pieces_grid(options, warps_held, (groups + kWarps - 1) / kWarps);
-      reduceSegmentWarps<T, Sem><<<warps_grid, kThreads, 0, stream>>>(input, pieces.count, group, begin, end, output, redo);
-      if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching reduceSegmentWarps");
+      // It may start while reduceSegmentGroups still runs (programmatic dependent launch), and ends
+      // after it.
+      if (const cudaError_t e = launch_kernel(reduceSegmentWarps<T, Sem>, warps_grid, stream, input, pieces.count, group,
+                                              begin, end, output, redo);
+          e != cudaSuccess)
+        return cuda_status(e, "launching reduceSegmentWarps");
     }
     if (plan.long_pieces) {
       std::uint64_t held = 0;
