@@ -8,8 +8,8 @@
 //
 // Order-free (plan_pieces at the end of this file):
 //   reduceColumns      columns (axis 0): coalesced across neighbouring columns, rows in bands.
-//   reduceRowGroups    rows of up to a tile: a few lanes per row, 16-byte loads, several rows
-//                      per warp in flight.
+//   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
+//                      row, 16-byte loads, several rows per warp in flight.
 //   reduceLongPieces   longer rows and segments: a block each.
 //   reduceSegmentGroups  segments of up to a tile: a warp per group of up to 32 neighbouring
 //                      short segments, read as one contiguous range (agent_segment_groups.cuh).
@@ -414,10 +414,19 @@ inline unsigned row_group_lanes(std::uint64_t length) {
 }
 
 // Whether reduceRowGroups takes this call: an order-free operation over contiguous matrix
-// pieces of at most one tile.
+// pieces of at most 8 KiB, and exact float, half and bfloat16 sums over rows of at most 8192
+// elements (the window sums rows of 32 KiB floats or 16 KiB halves faster here than a block per
+// row does). Longer rows read faster a block each (reduceLongPieces): a warp per row of 16384
+// halves kept four vectors per lane in flight and ran at 33-41 % of the read ceiling (H200,
+// docs/performance.md).
+inline constexpr std::uint64_t kRowGroupBytes = 8192;
+inline constexpr std::uint64_t kRowGroupWindowElements = 8192;
 template <class T, class Sem>
 inline bool row_groups_fit(const Pieces& p) {
-  return Sem::order_free && !p.offsets && p.stride == 1 && p.length <= Shape<T>::kTile;
+  constexpr bool kWindow = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
+  const std::uint64_t most = std::min<std::uint64_t>(kWindow ? kRowGroupWindowElements : kRowGroupBytes / sizeof(T),
+                                                     Shape<T>::kTile);
+  return Sem::order_free && !p.offsets && p.stride == 1 && p.length <= most;
 }
 
 // Up to kVec elements of a row from element `at` (fewer at the row's end), as one vector load
@@ -662,7 +671,7 @@ namespace reducelab::detail {
 
 // Which kernels one reduce_axis / reduce_segments call runs (the GPU and the SIMT runner share
 // this choice). Order-free operations (exact sums and means of floating-point pieces among them):
-// columns read coalesced (reduceColumns), rows of up to a tile a few lanes each (reduceRowGroups),
+// columns read coalesced (reduceColumns), short rows a few lanes each (reduceRowGroups),
 // columns of at most one vector a thread each, longer rows and segments a block each
 // (reduceLongPieces), segments of up to a tile a warp per group of them (reduceSegmentGroups).
 // Floating-point products and user
