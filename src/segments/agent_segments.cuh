@@ -404,6 +404,7 @@ namespace reducelab::detail {
 // such row groups in flight per warp. Packed rows make every warp load one contiguous span. The
 // lanes of a row fold with shuffles; its first lane writes the result.
 inline constexpr unsigned kRowUnroll = 4;
+inline constexpr unsigned kDoubleRowLanes = 4;  // the fewest lanes per row of exact double sums
 
 template <class T>
 inline unsigned row_group_lanes(std::uint64_t length) {
@@ -693,6 +694,13 @@ inline PiecePlan plan_pieces(Pieces* p) {
     } else if (row_groups_fit<T, Sem>(*p)) {
       plan.row_groups = true;
       plan.lanes = row_group_lanes<T>(p->length);
+      // Exact double sums: each level of a row's shuffle tree merges pairs (four TwoSums a lane),
+      // so fewer lanes per row, each folding more elements, do less work: a lane takes at least
+      // 16 vectors, or the row has 4 lanes (docs/performance.md).
+      if constexpr (is_exact_pieces<Sem>::value && std::is_same_v<T, double>) {
+        const unsigned vectors = static_cast<unsigned>((p->length + Shape<T>::kVec - 1) / Shape<T>::kVec);
+        plan.lanes = std::min(plan.lanes, std::max(kDoubleRowLanes, vectors / 16));
+      }
     } else if (!p->offsets && p->length <= Shape<T>::kVec) {
       plan.fixed.threads = true;
     } else if (!p->offsets) {
