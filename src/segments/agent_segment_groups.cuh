@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(kThreads)
   constexpr unsigned kVec = Shape<T>::kVec;
   constexpr unsigned kK = kGroupVectors * kVec;  // elements a lane takes per round
   constexpr unsigned kRound = 32 * kK;
-  constexpr bool kWindow = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
+  constexpr bool kWindow = window_sums_v<T, Sem>;
   // Per warp: where each of its segments starts in the group's flattened range, and its end
   // (a group holds at most 32 tiles: 32-bit offsets).
   __shared__ unsigned bound_storage[kWarps * 33];

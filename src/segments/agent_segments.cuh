@@ -35,8 +35,8 @@
 //
 // Still slow: columns of floating-point products follow each column's fixed order, one element
 // per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
-// columns hold few bytes in flight
-// (4-byte loads, eight a thread); rows shorter than one 16-byte vector take the elementwise path.
+// columns hold few bytes in flight (4-byte loads, eight a thread); rows shorter than one 16-byte
+// vector take the elementwise path.
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
@@ -424,7 +424,7 @@ inline constexpr std::uint64_t kRowGroupBytes = 8192;
 inline constexpr std::uint64_t kRowGroupWindowElements = 8192;
 template <class T, class Sem>
 inline bool row_groups_fit(const Pieces& p) {
-  constexpr bool kWindow = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
+  constexpr bool kWindow = window_sums_v<T, Sem>;
   const std::uint64_t most = std::min<std::uint64_t>(kWindow ? kRowGroupWindowElements : kRowGroupBytes / sizeof(T),
                                                      Shape<T>::kTile);
   return Sem::order_free && !p.offsets && p.stride == 1 && p.length <= most;
@@ -451,7 +451,7 @@ __device__ __forceinline__ Vec<T> load_part(rl::gmem<const T> row, std::uint64_t
 // kernel must hold three blocks (78 registers, no spills; a cap of 64 for four blocks spilled
 // in the hot loop: 1.85 million local requests per launch under Nsight Compute, H200).
 template <class T, class Sem>
-inline constexpr int kRowGroupBlocks = is_exact_pieces<Sem>::value && !std::is_same_v<T, double> ? 3 : 1;
+inline constexpr int kRowGroupBlocks = window_sums_v<T, Sem> ? 3 : 1;
 
 // Launch with kThreads threads and any grid. `aligned`: the input and the pitch are multiples
 // of 16 bytes.
@@ -470,7 +470,7 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
   const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
   // Float, half and bfloat16 sums and means (exact pairs) try the window first (exact_pair.cuh).
   // Longer rows fold each lane's run in a window and the lanes' pairs in the tree (RunningFold).
-  constexpr bool kWindow = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
+  constexpr bool kWindow = window_sums_v<T, Sem>;
   constexpr std::uint64_t kRowWindow = 1024;
   for (std::uint64_t base = warp * rows_per_step; base < pieces.count; base += warps * rows_per_step) {
     std::uint64_t row[kRowUnroll];
@@ -675,8 +675,7 @@ namespace reducelab::detail {
 // columns read coalesced (reduceColumns), short rows a few lanes each (reduceRowGroups),
 // columns of at most one vector a thread each, longer rows and segments a block each
 // (reduceLongPieces), segments of up to a tile a warp per group of them (reduceSegmentGroups).
-// Floating-point products and user
-// operations keep each piece's fixed order (piece_kernels).
+// Floating-point products and user operations keep each piece's fixed order (piece_kernels).
 struct PiecePlan {
   bool columns = false;      // reduceColumns
   bool row_groups = false;   // reduceRowGroups, `lanes` lanes per row

@@ -44,10 +44,14 @@ __device__ __forceinline__ typename Sem::Acc absorb_elements(typename Sem::Acc a
 // to the pair, with one combine. So a thread usually combines its pair once, at the end,
 // instead of once per batch (four TwoSums each). Double pairs: absorb_run (two bare TwoSums per
 // element while nothing is left over). Every other operation: absorb_elements.
+// Whether pieces of T under Sem are summed in windows first: exact sums of float, half and bfloat16.
+template <class T, class Sem>
+inline constexpr bool window_sums_v = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
+
 template <class T, class Sem>
 struct RunningFold {
   using Acc = typename Sem::Acc;
-  static constexpr bool kWindow = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
+  static constexpr bool kWindow = window_sums_v<T, Sem>;
   Acc acc = Sem::identity();
   WindowSum w = window_identity();
   int span = 0;
