@@ -293,7 +293,8 @@ namespace reducelab::detail {
 // The rows are cut into bands; a block takes a (column group, band) job, its 8 warps folding
 // interleaved rows, 8 loads in flight per thread; the block folds its warps' partials per column
 // in shared memory. With one band the block writes the results; with more, each band's partials
-// go to the workspace and the block that takes the group's last ticket folds them.
+// go to the workspace and the block that takes the group's last ticket folds them, all its
+// threads at once.
 struct ColumnShape {
   std::uint64_t cols = 0, rows = 0, pitch = 0;
   unsigned width = 1;        // W: columns per warp
@@ -380,11 +381,31 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();  // every partial written before thread 0's ticket (its release publishes them)
     if (threadIdx.x == 0) am_last[0] = take_ticket(tickets + group) == shape.bands - 1 ? 1u : 0u;
     __syncthreads();
-    if (am_last[0] != 0 && threadIdx.x < width) {  // the group's last band: fold the bands' partials
-      Acc all = Sem::identity();
-      for (std::uint64_t b = 0; b < shape.bands; ++b)
-        all = Sem::combine(all, load_other_block(partials, (group * shape.bands + b) * width + threadIdx.x));
-      if (out_column < shape.cols) store_piece<Sem>(output, out_column, all, shape.rows, redo);
+    if (am_last[0] != 0) {  // the group's last band: fold the bands' partials
+      // Every thread takes part: thread t folds column t % W of bands t / W, t / W + S, ... (S =
+      // kThreads / W slices), four loads in flight, then thread c < W folds column c's slices.
+      // One thread per column walking 2048 bands paid an L2 round trip per band.
+      const unsigned slices = kThreads / width, slice = threadIdx.x / width, c = threadIdx.x % width;
+      Acc part = Sem::identity();
+      if (slice < slices) {
+        const auto at = [&](std::uint64_t b) { return (group * shape.bands + b) * width + c; };
+        std::uint64_t b = slice;
+        for (; b + 3 * slices < shape.bands; b += 4 * slices) {
+          Acc q[4];
+#pragma unroll
+          for (unsigned k = 0; k < 4; ++k) q[k] = load_other_block(partials, at(b + k * slices));
+#pragma unroll
+          for (unsigned k = 0; k < 4; ++k) part = Sem::combine(part, q[k]);
+        }
+        for (; b < shape.bands; b += slices) part = Sem::combine(part, load_other_block(partials, at(b)));
+      }
+      lanes[threadIdx.x] = part;
+      __syncthreads();
+      if (threadIdx.x < width) {
+        Acc all = Sem::identity();
+        for (unsigned k = 0; k < slices; ++k) all = Sem::combine(all, lanes[k * width + threadIdx.x]);
+        if (out_column < shape.cols) store_piece<Sem>(output, out_column, all, shape.rows, redo);
+      }
       if (threadIdx.x == 0) tickets[group] = 0u;
     }
     __syncthreads();

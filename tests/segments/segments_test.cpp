@@ -215,6 +215,27 @@ TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsAlongBothAxesForEveryGridAndAlignmen
   });
 }
 
+// Columns (reduceColumns) cut into bands whose partials meet through a ticket: narrow matrices
+// (several rows per warp step), a full warp of columns with more bands than the last block has
+// slices per column (its fold of the bands runs four loads at a time), two column groups with the
+// second one partial, and a pitch past the columns; each also misaligned by one element.
+TYPED_TEST(SegmentsSimt, ColumnsInBandsHaveTheCpuBits) {
+  using T = TypeParam;
+  const std::vector<Matrix> ms{{2100, 4, 0}, {600, 16, 0}, {2100, 32, 0}, {200, 33, 0}, {300, 16, 24}};
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    for (const Matrix m : ms) {
+      const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+      const auto x = input_for<T, Op>(m.rows * pitch, 7 + m.cols);
+      const auto want = expected_axis(x, m, 0, op);
+      for (unsigned offset : {0u, 1u})
+        expect_same(detail::simt_reduce_axis(x.data(), m, 0, op, 0, offset), want,
+                    type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + " pitch " +
+                        std::to_string(pitch) + " offset " + std::to_string(offset));
+    }
+  });
+}
+
 // Rows up to one tile go to a warp each (reduceShortPieces): whole tiles, rows that do not start
 // on a 16-byte boundary, rows that end inside a vector, rows just past one warp's vectors.
 TYPED_TEST(SegmentsSimt, WarpPerRowHasTheBlockOrderUpToOneTile) {
