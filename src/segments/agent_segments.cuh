@@ -331,6 +331,25 @@ inline bool columns_fit(const Pieces& p) {
   return Sem::order_free && !p.offsets && p.stride > 1 && p.length > Shape<T>::kVec;
 }
 
+// The fold of partials[b * width] over bands b = slice, slice + slices, ... < bands, four loads in
+// flight. Out of line: inlined, its registers pushed the exact sums' main loop into spills.
+template <class Sem>
+__device__ __noinline__ typename Sem::Acc fold_band_partials(rl::gmem<typename Sem::Acc> partials, unsigned width,
+                                                             unsigned slice, unsigned slices, std::uint64_t bands) {
+  using Acc = typename Sem::Acc;
+  Acc part = Sem::identity();
+  std::uint64_t b = slice;
+  for (; b + 3 * slices < bands; b += 4 * slices) {
+    Acc q[4];
+#pragma unroll
+    for (unsigned k = 0; k < 4; ++k) q[k] = load_other_block(partials, (b + k * slices) * width);
+#pragma unroll
+    for (unsigned k = 0; k < 4; ++k) part = Sem::combine(part, q[k]);
+  }
+  for (; b < bands; b += slices) part = Sem::combine(part, load_other_block(partials, b * width));
+  return part;
+}
+
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceColumns(rl::gmem<const T> input, ColumnShape shape, rl::gmem<typename Sem::Acc> partials,
@@ -386,20 +405,9 @@ __global__ void __launch_bounds__(kThreads)
       // kThreads / W slices), four loads in flight, then thread c < W folds column c's slices.
       // One thread per column walking 2048 bands paid an L2 round trip per band.
       const unsigned slices = kThreads / width, slice = threadIdx.x / width, c = threadIdx.x % width;
-      Acc part = Sem::identity();
-      if (slice < slices) {
-        const auto at = [&](std::uint64_t b) { return (group * shape.bands + b) * width + c; };
-        std::uint64_t b = slice;
-        for (; b + 3 * slices < shape.bands; b += 4 * slices) {
-          Acc q[4];
-#pragma unroll
-          for (unsigned k = 0; k < 4; ++k) q[k] = load_other_block(partials, at(b + k * slices));
-#pragma unroll
-          for (unsigned k = 0; k < 4; ++k) part = Sem::combine(part, q[k]);
-        }
-        for (; b < shape.bands; b += slices) part = Sem::combine(part, load_other_block(partials, at(b)));
-      }
-      lanes[threadIdx.x] = part;
+      lanes[threadIdx.x] = slice < slices ? fold_band_partials<Sem>(partials + group * shape.bands * width + c, width,
+                                                                    slice, slices, shape.bands)
+                                          : Sem::identity();
       __syncthreads();
       if (threadIdx.x < width) {
         Acc all = Sem::identity();
