@@ -35,8 +35,8 @@
 //
 // Still slow: columns of floating-point products follow each column's fixed order, one element
 // per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
-// columns hold few bytes in flight (4-byte loads, eight a thread); rows shorter than one 16-byte
-// vector take the elementwise path.
+// columns of 16-bit elements load 2 bytes a lane (64 bytes a warp); rows shorter than one
+// 16-byte vector take the elementwise path.
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
@@ -290,7 +290,10 @@ namespace reducelab::detail {
 // matrix's columns (axis 0) need not follow the fixed order of each column: a warp reads W
 // neighbouring columns (W = min(cols, 32)) of 32 / W neighbouring rows at once, every lane one
 // element, so a row's columns come in as one coalesced load instead of one sector per element.
-// The rows are cut into bands; a block takes a (column group, band) job, its 8 warps folding
+// When there are at least as many groups of 32 columns as resident warps (a few hundred rows of
+// a million columns), a warp takes a whole group and its lanes write their columns' results: the
+// block's fold and store of every 32 columns measured slower than reading them. Otherwise the
+// rows are cut into bands; a block takes a (column group, band) job, its 8 warps folding
 // interleaved rows, 8 loads in flight per thread; the block folds its warps' partials per column
 // in shared memory. With one band the block writes the results; with more, each band's partials
 // go to the workspace and the block that takes the group's last ticket folds them, all its
@@ -302,17 +305,25 @@ struct ColumnShape {
   std::uint64_t groups = 0;  // ceil(cols / W)
   std::uint64_t bands = 1;
   std::uint64_t band_rows = 0;
+  bool warp_per_group = false;  // many groups of 32 columns: a warp folds a whole group alone
 };
 
 // The most partials and group tickets a columns launch uses (the workspace's pieces area).
 inline constexpr std::uint64_t kColumnJobs = 2048;
 
-inline ColumnShape column_shape(const Pieces& p, std::uint64_t target_jobs) {
+// `warps`: how many warps the launch keeps resident; with at least that many groups of 32
+// columns, a warp takes a whole group (every row) and writes its columns, with no block fold.
+inline ColumnShape column_shape(const Pieces& p, std::uint64_t target_jobs, std::uint64_t warps) {
   ColumnShape s;
   s.cols = p.count, s.rows = p.length, s.pitch = p.stride;
   s.width = static_cast<unsigned>(s.cols < 32 ? s.cols : 32);
   s.phases = 32 / s.width;
   s.groups = (s.cols + s.width - 1) / s.width;
+  if (s.width == 32 && s.groups >= warps) {
+    s.warp_per_group = true;
+    s.band_rows = s.rows;
+    return s;
+  }
   const std::uint64_t step = std::uint64_t(kWarps) * s.phases * 8;  // rows a block covers per 8 loads
   std::uint64_t bands = s.groups >= target_jobs ? 1 : (target_jobs + s.groups - 1) / s.groups;
   const std::uint64_t most_by_rows = (s.rows + step - 1) / step;
@@ -366,6 +377,24 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint64_t jobs = shape.groups * shape.bands;
   const std::uint64_t step = std::uint64_t(kWarps) * phases;  // rows between one thread's loads
 
+  if (shape.warp_per_group) {  // lane l folds column 32 g + l over every row and writes it
+    for (std::uint64_t g = std::uint64_t(blockIdx.x) * kWarps + warp; g < shape.groups;
+         g += std::uint64_t(gridDim.x) * kWarps) {
+      const std::uint64_t column = g * 32 + lane;
+      if (column >= shape.cols) continue;
+      RunningFold<T, Sem> run(shape.rows);
+      std::uint64_t r = 0;
+      for (; r + 8 <= shape.rows; r += 8) {  // eight loads in flight
+        T x[8];
+#pragma unroll
+        for (unsigned k = 0; k < 8; ++k) x[k] = input[(r + k) * shape.pitch + column];
+        run.template take<8>(x, [&](unsigned k) { return r + k; });
+      }
+      for (; r < shape.rows; ++r) run.take_one(input[r * shape.pitch + column], r);
+      store_piece<Sem>(output, column, run.result(), shape.rows, redo);
+    }
+    return;
+  }
   for (std::uint64_t job = blockIdx.x; job < jobs; job += gridDim.x) {
     const std::uint64_t group = job / shape.bands, band = job % shape.bands;
     const std::uint64_t column = group * width + column_in_group;

@@ -279,7 +279,9 @@ TEST(SegmentsGpuExact, MorePiecesToRedoThanTheListHolds) {
 TYPED_TEST(SegmentsGpu, BenchShapesHaveTheCpuBits) {
   REQUIRE_GPU();
   using T = TypeParam;
-  const std::vector<Matrix> ms{{1 << 16, 16, 0}, {1 << 16, 4, 0}, {1 << 12, 256, 0}, {64, 1 << 14, 0}, {1 << 12, 1 << 10, 0}};
+  // {24, 1 << 19}: more groups of 32 columns than resident warps, a warp per group.
+  const std::vector<Matrix> ms{{1 << 16, 16, 0}, {1 << 16, 4, 0},      {1 << 12, 256, 0},
+                               {64, 1 << 14, 0}, {1 << 12, 1 << 10, 0}, {24, 1 << 19, 0}};
   for_each_op([&](auto op) {
     using Op = decltype(op);
     using R = result_t<T, Op>;

@@ -216,14 +216,15 @@ TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsAlongBothAxesForEveryGridAndAlignmen
 }
 
 // Columns (reduceColumns) cut into bands whose partials meet through a ticket: narrow matrices
-// (several rows per warp step), a full warp of lanes with more bands than the last block has
-// slices per column (its fold of the bands runs four loads at a time: 32 columns of 4-byte
-// elements, 64 of 2-byte ones), two column groups with the second one partial, an odd column
-// count (16-bit and 8-bit lanes read their words element by element) and a pitch past the
-// columns; each also misaligned by one element, which reads element by element too.
+// (several rows per warp step), a full warp of columns with more bands than the last block has
+// slices per column (its fold of the bands runs four loads at a time), 64 columns in two groups,
+// an odd column count whose second group is partial, and a pitch past the columns; then as many
+// groups of 32 columns as the launch has warps (here 32), where a warp folds a whole group, the
+// last one partial, and with a pitch. Each also misaligned by one element.
 TYPED_TEST(SegmentsSimt, ColumnsInBandsHaveTheCpuBits) {
   using T = TypeParam;
-  const std::vector<Matrix> ms{{2100, 4, 0}, {600, 16, 0}, {2100, 32, 0}, {2100, 64, 0}, {200, 33, 0}, {300, 16, 24}};
+  const std::vector<Matrix> ms{{2100, 4, 0}, {600, 16, 0},  {2100, 32, 0}, {2100, 64, 0},
+                               {200, 33, 0}, {300, 16, 24}, {20, 1040, 0}, {9, 1024, 1100}};
   for_each_op([&](auto op) {
     using Op = decltype(op);
     for (const Matrix m : ms) {
