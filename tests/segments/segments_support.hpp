@@ -35,7 +35,7 @@ result_t<T, Op> piece_reference(const T* x, std::uint64_t n) {
 
 // What reduce_axis must give: each piece reduced on its own in its fixed order.
 template <class T, class Op>
-std::vector<result_t<T, Op>> expected_axis(const std::vector<T>& x, Matrix m, int axis, Op op) {
+std::vector<result_t<T, Op>> expected_axis(const std::vector<T>& x, Matrix m, int axis, Op) {
   std::vector<result_t<T, Op>> out(axis == 1 ? m.rows : m.cols);
   for (std::uint64_t p = 0; p < out.size(); ++p) {
     const auto piece = matrix_piece(x, m, axis, p);
@@ -46,7 +46,7 @@ std::vector<result_t<T, Op>> expected_axis(const std::vector<T>& x, Matrix m, in
 
 template <class T, class Op>
 std::vector<result_t<T, Op>> expected_segments(const std::vector<T>& x, const std::vector<std::int64_t>& begin,
-                                               const std::vector<std::int64_t>& end, Op op) {
+                                               const std::vector<std::int64_t>& end, Op) {
   std::vector<result_t<T, Op>> out(begin.size());
   for (std::size_t i = 0; i < begin.size(); ++i) {
     const std::uint64_t len = end[i] > begin[i] ? std::uint64_t(end[i] - begin[i]) : 0;

@@ -215,6 +215,24 @@ TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsAlongBothAxesForEveryGridAndAlignmen
   });
 }
 
+// Every operation over the matrices `ms` along `axis` on SIMT (the default grid), aligned and
+// `offset` elements past alignment, against the CPU backend; inputs seeded with seed + cols.
+template <class T>
+void expect_simt_axis_has_cpu_bits(const std::vector<Matrix>& ms, int axis, unsigned offset, std::uint64_t seed) {
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    for (const Matrix m : ms) {
+      const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+      const auto x = input_for<T, Op>(m.rows * pitch, seed + m.cols);
+      const auto want = expected_axis(x, m, axis, op);
+      for (unsigned off : {0u, offset})
+        expect_same(detail::simt_reduce_axis(x.data(), m, axis, op, 0, off), want,
+                    type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + " pitch " +
+                        std::to_string(pitch) + " axis " + std::to_string(axis) + " offset " + std::to_string(off));
+    }
+  });
+}
+
 // Columns (reduceColumns) cut into bands whose partials meet through a ticket: narrow matrices
 // (several rows per warp step), a full warp of columns with more bands than the last block has
 // slices per column (its fold of the bands runs four loads at a time), 64 columns in two groups,
@@ -225,18 +243,7 @@ TYPED_TEST(SegmentsSimt, ColumnsInBandsHaveTheCpuBits) {
   using T = TypeParam;
   const std::vector<Matrix> ms{{2100, 4, 0}, {600, 16, 0},  {2100, 32, 0}, {2100, 64, 0},
                                {200, 33, 0}, {300, 16, 24}, {20, 1040, 0}, {9, 1024, 1100}};
-  for_each_op([&](auto op) {
-    using Op = decltype(op);
-    for (const Matrix m : ms) {
-      const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
-      const auto x = input_for<T, Op>(m.rows * pitch, 7 + m.cols);
-      const auto want = expected_axis(x, m, 0, op);
-      for (unsigned offset : {0u, 1u})
-        expect_same(detail::simt_reduce_axis(x.data(), m, 0, op, 0, offset), want,
-                    type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + " pitch " +
-                        std::to_string(pitch) + " offset " + std::to_string(offset));
-    }
-  });
+  expect_simt_axis_has_cpu_bits<T>(ms, 0, 1, 7);
 }
 
 // Rows up to one tile go to a warp each (reduceShortPieces): whole tiles, rows that do not start
@@ -245,18 +252,7 @@ TYPED_TEST(SegmentsSimt, WarpPerRowHasTheBlockOrderUpToOneTile) {
   using T = TypeParam;
   constexpr std::uint64_t kTile = detail::Shape<T>::kTile, kVec = detail::Shape<T>::kVec;
   const std::vector<Matrix> ms{{2, kTile, 0}, {3, kTile - 5, kTile - 3}, {4, 32 * kVec + 1, 0}, {5, 3 * kVec + 2, 0}};
-  for_each_op([&](auto op) {
-    using Op = decltype(op);
-    for (const Matrix m : ms) {
-      const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
-      const auto x = input_for<T, Op>(m.rows * pitch, 31 + m.cols);
-      const auto want = expected_axis(x, m, 1, op);
-      for (unsigned offset : {0u, 3u})
-        expect_same(detail::simt_reduce_axis(x.data(), m, 1, op, 0, offset), want,
-                    type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + " offset " +
-                        std::to_string(offset));
-    }
-  });
+  expect_simt_axis_has_cpu_bits<T>(ms, 1, 3, 31);
 }
 
 TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsForSegments) {
