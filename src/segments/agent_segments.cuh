@@ -192,16 +192,51 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x,
   return warp_fold<Sem>(run.result());
 }
 
+// Writes the result of piece p, whose one element is x. A finite floating-point element is its
+// own exact sum and mean: converted once, with none of the pair's steps; an infinity or NaN takes
+// them (and their rules for the result).
+template <class Sem, class T>
+__device__ __forceinline__ void store_single(rl::gmem<typename Sem::Out> output, std::uint64_t p, T x,
+                                             rl::gmem<unsigned long long> redo) {
+  if constexpr (is_exact_pieces<Sem>::value) {
+    const double v = static_cast<double>(widen(x));
+    if (finite_double(v)) {
+      output[p] = Sem::finish_exact(v, 1);
+      return;
+    }
+  }
+  store_piece<Sem>(output, p, Sem::absorb(Sem::identity(), Sem::inner_combine(Sem::inner_identity(), Sem::lift(x, 0))),
+                   1, redo);
+}
+
+// A thread loads the elements of this many one-element pieces before it writes the first.
+inline constexpr unsigned kTinyInFlight = 4;
+
 // Launch with kThreads threads and any grid; thread k of the grid reduces pieces k, k + (threads
 // in the grid), ... of a matrix whose pieces hold at most one vector (kVec elements): such a piece
 // lies in the block's thread 0's first vector, every other thread, warp and chunk holds the
 // identity, which every built-in combine passes through exactly, so the order is this one fold.
-// Neighbouring threads take neighbouring pieces: columns are read coalesced, row by row.
+// Neighbouring threads take neighbouring pieces: columns are read coalesced, row by row. Pieces
+// of one element (a single row's columns, a single column's rows) keep kTinyInFlight loads in
+// flight per thread.
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceTinyPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<typename Sem::Out> output,
                      rl::gmem<unsigned long long> redo) {
   const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
+  if (pieces.length == 1) {  // one element a piece: a single row's columns, a single column's rows
+    for (std::uint64_t first = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x; first < pieces.count;
+         first += kTinyInFlight * threads) {
+      T e[kTinyInFlight];
+#pragma unroll
+      for (unsigned u = 0; u < kTinyInFlight; ++u)
+        if (first + u * threads < pieces.count) e[u] = input[(first + u * threads) * pieces.step];
+#pragma unroll
+      for (unsigned u = 0; u < kTinyInFlight; ++u)
+        if (first + u * threads < pieces.count) store_single<Sem>(output, first + u * threads, e[u], redo);
+    }
+    return;
+  }
   for (std::uint64_t p = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x; p < pieces.count; p += threads) {
     const rl::gmem<const T> x = input + p * pieces.step;
     typename Sem::Inner in = Sem::inner_identity();
@@ -748,6 +783,8 @@ inline PiecePlan plan_pieces(Pieces* p) {
   if constexpr (Sem::order_free) {
     if (columns_fit<T, Sem>(*p)) {
       plan.columns = true;
+    } else if (!p->offsets && p->length == 1) {  // one element a row: a thread per row
+      plan.fixed.threads = true;
     } else if (row_groups_fit<T, Sem>(*p)) {
       plan.row_groups = true;
       plan.lanes = row_group_lanes<T>(p->length);

@@ -157,6 +157,42 @@ TEST(ExactPiecesRedo, EveryPieceIsExactWhenTheListOverflows) {
   }
 }
 
+// Pieces of one element (a single row's columns, a single column's rows) write the element
+// itself, converted once, when it is finite, and take the pairs' rules otherwise: signed zeros,
+// subnormals, the largest finite values, infinities and NaN, on SIMT as on the CPU backend, sums
+// and means, misaligned too.
+TYPED_TEST(ExactPieces, OneElementPiecesAreTheElement) {
+  using T = TypeParam;
+  double tiny = 0, big = 0;  // the smallest subnormal and the largest finite value
+  if constexpr (std::is_same_v<T, half>) tiny = 0x1p-24, big = 65504.0;
+  else if constexpr (std::is_same_v<T, bfloat16>) tiny = 0x1p-133, big = 0x1.fep127;
+  else tiny = std::numeric_limits<T>::denorm_min(), big = std::numeric_limits<T>::max();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> special{-0.0, 0.0, 1.5, -3.25, tiny, -tiny, big, -big, inf, -inf, std::nan("")};
+  std::vector<T> x;
+  for (unsigned i = 0; i < 30; ++i) x.push_back(from_double<T>(special[(i * 7) % special.size()]));
+  const std::uint64_t n = x.size();
+  for (unsigned offset : {0u, 1u}) {
+    for (const auto& [m, axis] : {std::pair{Matrix{1, n, 0}, 0}, std::pair{Matrix{n, 1, 0}, 1}}) {
+      const std::string what = type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
+                               " axis " + std::to_string(axis) + " offset " + std::to_string(offset);
+      std::vector<result_t<T, op::sum>> sums(n);
+      std::vector<double> means(n);
+      ASSERT_TRUE(cpu::reduce_axis(x.data(), m, axis, op::sum{}, sums.data()).ok());
+      ASSERT_TRUE(cpu::reduce_axis(x.data(), m, axis, op::mean{}, means.data()).ok());
+      expect_same(detail::simt_reduce_axis(x.data(), m, axis, op::sum{}, 0, offset), sums, "sum " + what);
+      expect_same(detail::simt_reduce_axis(x.data(), m, axis, op::mean{}, 0, offset), means, "mean " + what);
+      for (std::uint64_t i = 0; i < n; ++i) {  // finite: the element itself
+        const double v = static_cast<double>(detail::widen(x[i]));
+        if (std::isfinite(v)) {
+          EXPECT_TRUE(same_result(sums[i], static_cast<result_t<T, op::sum>>(v))) << what << ", element " << i;
+          EXPECT_TRUE(same_result(means[i], v)) << what << ", element " << i;
+        }
+      }
+    }
+  }
+}
+
 // Every type and operation along both axes of the awkward shapes (0, 1, 31, 33 and 1000003 rows
 // or columns, packed and pitched) and over segments: the kernels on SIMT have the CPU backend's bits.
 template <class T>
