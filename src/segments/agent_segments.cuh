@@ -370,6 +370,12 @@ inline ColumnShape column_shape(const Pieces& p, std::uint64_t target_jobs, std:
   return s;
 }
 
+// The blocks a launch of `shape` can use: one per job of bands, or kWarps groups per block when
+// a warp takes a whole group.
+inline std::uint64_t column_blocks(const ColumnShape& s) {
+  return s.warp_per_group ? (s.groups + kWarps - 1) / kWarps : s.groups * s.bands;
+}
+
 // Whether reduceColumns takes this call: an order-free operation along axis 0 with columns of
 // more than one vector (shorter ones go to reduceTinyPieces, already coalesced).
 template <class T, class Sem>

@@ -70,8 +70,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceColumns<T, Sem>>(device, sms, &held); !s) return s;
       const ColumnShape shape = column_shape(pieces, std::min<std::uint64_t>(2 * held, kColumnJobs), held * kWarps);
-      const unsigned grid =
-          pieces_grid(options, held, shape.warp_per_group ? (shape.groups + kWarps - 1) / kWarps : shape.groups * shape.bands);
+      const unsigned grid = pieces_grid(options, held, column_blocks(shape));
       reduceColumns<T, Sem><<<grid, kThreads, 0, stream>>>(input, shape, static_cast<typename Sem::Acc*>(ws.pieces),
                                                            ws.piece_tickets, output, redo);
       const cudaError_t e = cudaGetLastError();

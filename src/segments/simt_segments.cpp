@@ -75,7 +75,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       // As on the GPU for a grid of a few blocks: 48 jobs of bands, or a warp per group from 32
       // groups of 32 columns.
       const ColumnShape shape = column_shape(pieces, 48, 32);
-      cfg.grid = grid_for(shape.warp_per_group ? (shape.groups + kWarps - 1) / kWarps : shape.groups * shape.bands);
+      cfg.grid = grid_for(column_blocks(shape));
       cfg.name = "reduceColumns";
       rl::launch(reduceColumns<T, Sem>, cfg, in, shape, static_cast<Acc*>(partials.get()),
                  static_cast<unsigned*>(tickets.get()), out, redo);
