@@ -32,11 +32,15 @@
 //
 // Float, half and bfloat16 sums and means sum in plain double while a window of exponents vouches
 // for it (exact_pair.cuh), and fall back to exact pairs per row or per thread where it cannot.
+// Double rows of up to 256 elements are cut on a grid set by the row's largest element and summed
+// as two plain double sums (double_cut, exact_sum.cuh; cut_rows here), pairs where that leaves a
+// remainder.
 //
 // Still slow: columns of floating-point products follow each column's fixed order, one element
 // per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
 // columns of 16-bit elements load 2 bytes a lane (64 bytes a warp); rows shorter than one
-// 16-byte vector take the elementwise path.
+// 16-byte vector take one load each only when they are exactly 4 or 8 bytes (others, element by
+// element); exact double sums of rows longer than 256 elements merge TwoSum pairs.
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
@@ -529,18 +533,154 @@ inline bool row_groups_fit(const Pieces& p) {
   return Sem::order_free && !p.offsets && p.stride == 1 && p.length <= most;
 }
 
-// Up to kVec elements of a row from element `at` (fewer at the row's end), as one vector load
-// when the row's vectors are 16-byte aligned.
+// The widest load reduceRowGroups reads rows with: 8 or 4 (a row of exactly that many bytes, the
+// input and the pitch multiples of it: the whole row in one load, as for rows of 4 halves or 2
+// floats), 16 (16-byte vectors: the input and the pitch are multiples of 16 bytes), or 0 (element
+// by element). The GPU and the SIMT launchers both ask here.
+template <class T>
+inline unsigned row_load_bytes(const void* input, const Pieces& p) {
+  const auto at = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(input));
+  const std::uint64_t pitch = p.step * sizeof(T), row = p.length * sizeof(T);
+  for (const std::uint64_t word : {std::uint64_t(8), std::uint64_t(4)})
+    if (row == word && at % word == 0 && pitch % word == 0) return static_cast<unsigned>(word);
+  return at % 16 == 0 && pitch % 16 == 0 ? 16u : 0u;
+}
+
+// A whole row of `bytes` (4 or 8, aligned to it) in one load: its elements first in the vector,
+// the rest zero.
+template <class T>
+__device__ __forceinline__ Vec<T> load_word_row(rl::gmem<const T> row, unsigned bytes) {
+  Vec<T> v{};
+#if RL_SIMT
+  if (bytes == 8) {
+    const simt::ptr<const std::uint64_t> p(reinterpret_cast<const std::uint64_t*>(row.get()), row.region_base(),
+                                           row.region_bytes(), row.space());
+    const std::uint64_t w = p[0].read();
+    memcpy(static_cast<void*>(&v), &w, sizeof w);
+  } else {
+    const simt::ptr<const std::uint32_t> p(reinterpret_cast<const std::uint32_t*>(row.get()), row.region_base(),
+                                           row.region_bytes(), row.space());
+    const std::uint32_t w = p[0].read();
+    memcpy(static_cast<void*>(&v), &w, sizeof w);
+  }
+#else
+  if (bytes == 8) {
+    const uint2 w = __ldg(reinterpret_cast<const uint2*>(row));
+    memcpy(static_cast<void*>(&v), &w, sizeof w);
+  } else {
+    const unsigned w = __ldg(reinterpret_cast<const unsigned*>(row));
+    memcpy(static_cast<void*>(&v), &w, sizeof w);
+  }
+#endif
+  return v;
+}
+
+// Calls f(j) for each element j of a row that is one word (`load` 8 or 4: row_load_bytes), with
+// a bound known at compile time: the row's elements only, none predicated off.
+template <class T, class F>
+__device__ __forceinline__ void for_word_elements(unsigned load, F&& f) {
+  if (load == 8) {
+#pragma unroll
+    for (unsigned j = 0; j < 8 / sizeof(T); ++j) f(j);
+  } else {
+#pragma unroll
+    for (unsigned j = 0; j < 4 / sizeof(T); ++j) f(j);
+  }
+}
+
+// Up to kVec elements of a row from element `at` (fewer at the row's end): one vector load, or
+// the whole row in one word (`load`: row_load_bytes), else element by element.
 template <class T>
 __device__ __forceinline__ Vec<T> load_part(rl::gmem<const T> row, std::uint64_t at, std::uint64_t length,
-                                            bool aligned) {
+                                            unsigned load) {
   constexpr unsigned kVec = Shape<T>::kVec;
-  if (aligned && at + kVec <= length) return load_vec(row, at);
+  if (load == 16 && at + kVec <= length) return load_vec(row, at);
+  if (load == 8 || load == 4) return load_word_row(row, load);  // the row is one word: at == 0
   Vec<T> v{};
 #pragma unroll
   for (unsigned j = 0; j < kVec; ++j)
     if (at + j < length) v.v[j] = row[at + j];
   return v;
+}
+
+// Exact double sums of rows of up to kRowCutElements: the lanes of a row hold all of it (kPer
+// vectors each, one load apiece; four loads a lane in flight, or one row's kPer), find the row's largest magnitude
+// with shuffles, cut every element on the grid it gives (double_cut, exact_sum.cuh) and sum the
+// two parts in plain double, across the row's lanes too; the first lane writes s1 + s2 rounded
+// once. No TwoSum pair per element and none per shuffle. Returns the rows (bit u: row[u]) the cut
+// could not sum (zeros only, an infinity or NaN, exponents too far apart, the ends of the range):
+// the caller sums those with pairs.
+inline constexpr std::uint64_t kRowCutElements = 256;
+template <class T, class Sem>
+inline constexpr bool cut_rows_v = std::is_same_v<T, double> && is_exact_pieces<Sem>::value;
+
+// Lanes per row for cut_rows: no shuffle tree of pairs to shorten, only the row's largest
+// magnitude and two sums to shuffle, so as few lanes as hold the row at kCutPer vectors each: rows
+// of up to 16 doubles get a lane each and no shuffle at all. (H100, against four vectors a lane:
+// rows of 4 doubles 1088 -> 1048 us, of 16 1123 -> 1069, of 256 1127 -> 1072.)
+inline constexpr unsigned kCutPer = 8;
+inline unsigned cut_row_lanes(std::uint64_t length) {
+  const std::uint64_t vectors = (length + 1) / 2;
+  unsigned lanes = 1;
+  while (lanes < 32 && lanes * kCutPer < vectors) lanes *= 2;
+  return lanes;
+}
+
+template <class T, class Sem, unsigned kPer>
+__device__ __forceinline__ unsigned cut_rows(rl::gmem<const T> input, const Pieces& pieces, unsigned lanes,
+                                             unsigned load, const std::uint64_t* row, rl::gmem<typename Sem::Out> output,
+                                             rl::gmem<unsigned long long> redo) {
+  constexpr unsigned kVec = Shape<T>::kVec;
+  constexpr unsigned kRows = kPer < 4 ? 4 / kPer : 1;  // rows in flight: four loads a lane, or one row's kPer
+  constexpr unsigned kLoads = kRows * kPer;
+  const unsigned lane = threadIdx.x % 32, sub = lane % lanes;
+  const unsigned group = lanes == 32 ? kFullMask : ((1u << lanes) - 1u) << (lane - sub);  // the row's lanes
+  const std::uint64_t length = pieces.length;
+  const std::uint64_t vectors = (length + kVec - 1) / kVec;
+  unsigned todo = 0;
+#pragma unroll
+  for (unsigned u0 = 0; u0 < kRowUnroll; u0 += kRows) {
+    Vec<T> v[kLoads];
+#pragma unroll
+    for (unsigned q = 0; q < kLoads; ++q) {
+      const std::uint64_t r = row[u0 + q / kPer], k = sub + std::uint64_t(q % kPer) * lanes;
+      v[q] = r < pieces.count && k < vectors ? load_part(input + r * pieces.step, k * kVec, length, load) : Vec<T>{};
+    }
+#pragma unroll
+    for (unsigned i = 0; i < kRows; ++i) {
+      const unsigned u = u0 + i;
+      std::uint32_t most = 0;
+#pragma unroll
+      for (unsigned q = i * kPer; q < (i + 1) * kPer; ++q)
+#pragma unroll
+        for (unsigned j = 0; j < kVec; ++j) {
+          const std::uint32_t m = high_magnitude(v[q].v[j]);
+          most = m > most ? m : most;
+        }
+      for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) {
+        const std::uint32_t m = __shfl_xor_sync(kFullMask, most, offset);
+        most = m > most ? m : most;
+      }
+      const DoubleCut cut = double_cut(most, length);  // the same in every lane of the row
+      CutSum s;
+      if (cut.usable) {
+#pragma unroll
+        for (unsigned q = i * kPer; q < (i + 1) * kPer; ++q)
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j) cut_add(s, cut, v[q].v[j]);  // past the row's end: zeros, which add nothing
+      }
+      for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) {
+        s.s1 += __shfl_down_sync(kFullMask, s.s1, offset);
+        s.s2 += __shfl_down_sync(kFullMask, s.s2, offset);
+      }
+      const bool left = (__ballot_sync(kFullMask, s.left) & group) != 0;
+      const bool mine = sub == 0 && row[u] < pieces.count;
+      const bool exact = cut.usable && !left;
+      if (mine && exact) store_piece<Sem>(output, row[u], ExactPair{s.s1, s.s2}, length, redo);
+      todo |= (__ballot_sync(kFullMask, mine && !exact) != 0u ? 1u : 0u) << u;
+    }
+  }
+  return todo;
 }
 
 // Blocks of reduceRowGroups an SM must hold. Float, half and bfloat16 sums keep the pairs' path
@@ -550,13 +690,12 @@ __device__ __forceinline__ Vec<T> load_part(rl::gmem<const T> row, std::uint64_t
 // kernel must hold three blocks (78 registers, no spills; a cap of 64 for four blocks spilled
 // in the hot loop: 1.85 million local requests per launch under Nsight Compute, H200).
 template <class T, class Sem>
-inline constexpr int kRowGroupBlocks = window_sums_v<T, Sem> ? 3 : 1;
+inline constexpr int kRowGroupBlocks = window_sums_v<T, Sem> || cut_rows_v<T, Sem> ? 3 : 1;
 
-// Launch with kThreads threads and any grid. `aligned`: the input and the pitch are multiples
-// of 16 bytes.
+// Launch with kThreads threads and any grid. `load`: row_load_bytes.
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
-    reduceRowGroups(rl::gmem<const T> input, Pieces pieces, unsigned lanes, bool aligned,
+    reduceRowGroups(rl::gmem<const T> input, Pieces pieces, unsigned lanes, unsigned load,
                     rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
   using Acc = typename Sem::Acc;
   constexpr unsigned kVec = Shape<T>::kVec;
@@ -571,6 +710,7 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
   // Longer rows fold each lane's run in a window and the lanes' pairs in the tree (RunningFold).
   constexpr bool kWindow = window_sums_v<T, Sem>;
   constexpr std::uint64_t kRowWindow = 1024;
+  constexpr bool kCut = cut_rows_v<T, Sem>;
   for (std::uint64_t base = warp * rows_per_step; base < pieces.count; base += warps * rows_per_step) {
     std::uint64_t row[kRowUnroll];
 #pragma unroll
@@ -581,7 +721,7 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
       for (unsigned u = 0; u < kRowUnroll; ++u) v[u] = Vec<T>{};
 #pragma unroll
       for (unsigned u = 0; u < kRowUnroll; ++u)
-        if (row[u] < pieces.count) v[u] = load_part(input + row[u] * pieces.step, at, length, aligned);
+        if (row[u] < pieces.count) v[u] = load_part(input + row[u] * pieces.step, at, length, load);
     };
     // One row r by its lanes, four vectors in flight each, folded with the row's shuffles.
     auto pair_row = [&](std::uint64_t r) {
@@ -602,15 +742,29 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
       for (; k + 3 * lanes < vectors; k += 4 * lanes) {
         Vec<T> v[4];
 #pragma unroll
-        for (unsigned q = 0; q < 4; ++q) v[q] = live ? load_part(x, (k + q * lanes) * kVec, length, aligned) : Vec<T>{};
+        for (unsigned q = 0; q < 4; ++q) v[q] = live ? load_part(x, (k + q * lanes) * kVec, length, load) : Vec<T>{};
 #pragma unroll
         for (unsigned q = 0; q < 4; ++q) take(k + q * lanes, v[q]);
       }
-      for (; k < vectors; k += lanes) take(k, live ? load_part(x, k * kVec, length, aligned) : Vec<T>{});
+      for (; k < vectors; k += lanes) take(k, live ? load_part(x, k * kVec, length, load) : Vec<T>{});
       Acc acc = run.result();
       for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) acc = Sem::combine(acc, shuffle_down(acc, offset));
       if (sub == 0 && live) store_piece<Sem>(output, r, acc, length, redo);
     };
+    if constexpr (kCut) {  // double sums: cut on the row's grid first (double_cut), pairs for the rest
+      if (length <= kRowCutElements) {
+        const unsigned per = static_cast<unsigned>((vectors + lanes - 1) / lanes);  // at most 4 vectors a lane
+        unsigned todo = 0;
+        if (per <= 1) todo = cut_rows<T, Sem, 1>(input, pieces, lanes, load, row, output, redo);
+        else if (per <= 2) todo = cut_rows<T, Sem, 2>(input, pieces, lanes, load, row, output, redo);
+        else if (per <= 4) todo = cut_rows<T, Sem, 4>(input, pieces, lanes, load, row, output, redo);
+        else todo = cut_rows<T, Sem, kCutPer>(input, pieces, lanes, load, row, output, redo);
+#pragma unroll 1
+        for (unsigned u = 0; u < kRowUnroll; ++u)
+          if ((todo >> u) & 1u) pair_row(base + std::uint64_t(u) * rows_per_warp + lane / lanes);
+        continue;
+      }
+    }
     if constexpr (kWindow) {  // plain double sums first, pairs only for the rows they cannot vouch for
       unsigned todo = (1u << kRowUnroll) - 1u;  // the rows (bit u) still to be written
       if (length <= kRowWindow) {
@@ -627,6 +781,9 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
             for (unsigned u = 0; u < kRowUnroll; ++u)
 #pragma unroll
               for (unsigned j = 0; j < kVec; ++j) window_add(w[u], v[u].v[j]);
+          } else if (load == 8 || load == 4) {  // the row is one word: its elements, no predicates
+#pragma unroll
+            for (unsigned u = 0; u < kRowUnroll; ++u) for_word_elements<T>(load, [&](unsigned j) { window_add(w[u], v[u].v[j]); });
           } else {  // past the end: no +0 added (an all -0 row stays -0)
 #pragma unroll
             for (unsigned u = 0; u < kRowUnroll; ++u)
@@ -664,6 +821,13 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
 #pragma unroll
         for (unsigned u = 0; u < kRowUnroll; ++u)
           acc[u] = absorb_elements<Sem, kVec>(acc[u], v[u].v, [&](unsigned j) { return at + j; });
+      } else if (load == 8 || load == 4) {  // the row is one word: its elements, no predicates
+#pragma unroll
+        for (unsigned u = 0; u < kRowUnroll; ++u) {
+          typename Sem::Inner in = Sem::inner_identity();
+          for_word_elements<T>(load, [&](unsigned j) { in = Sem::inner_combine(in, Sem::lift(v[u].v[j], j)); });
+          acc[u] = Sem::absorb(acc[u], in);
+        }
       } else {
 #pragma unroll
         for (unsigned u = 0; u < kRowUnroll; ++u) {
@@ -794,12 +958,17 @@ inline PiecePlan plan_pieces(Pieces* p) {
     } else if (row_groups_fit<T, Sem>(*p)) {
       plan.row_groups = true;
       plan.lanes = row_group_lanes<T>(p->length);
-      // Exact double sums: each level of a row's shuffle tree merges pairs (four TwoSums a lane),
-      // so fewer lanes per row, each folding more elements, do less work: a lane takes at least
-      // 16 vectors, or the row has 4 lanes (docs/performance.md).
-      if constexpr (is_exact_pieces<Sem>::value && std::is_same_v<T, double>) {
-        const unsigned vectors = static_cast<unsigned>((p->length + Shape<T>::kVec - 1) / Shape<T>::kVec);
-        plan.lanes = std::min(plan.lanes, std::max(kDoubleRowLanes, vectors / 16));
+      // Exact double sums of rows longer than the cut takes (cut_rows): each level of a row's
+      // shuffle tree merges pairs (four TwoSums a lane), so fewer lanes per row, each folding more
+      // elements, do less work: a lane takes at least 16 vectors, or the row has 4 lanes
+      // (docs/performance.md).
+      if constexpr (cut_rows_v<T, Sem>) {
+        if (p->length <= kRowCutElements) {
+          plan.lanes = cut_row_lanes(p->length);
+        } else {
+          const unsigned vectors = static_cast<unsigned>((p->length + Shape<T>::kVec - 1) / Shape<T>::kVec);
+          plan.lanes = std::min(plan.lanes, std::max(kDoubleRowLanes, vectors / 16));
+        }
       }
     } else if (!p->offsets && p->length <= Shape<T>::kVec) {
       plan.fixed.threads = true;

@@ -81,8 +81,8 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       if (Status s = blocks_held<reduceRowGroups<T, Sem>>(device, sms, &held); !s) return s;
       const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll;
       const unsigned grid = pieces_grid(options, held, (pieces.count + rows_per_block - 1) / rows_per_block);
-      const bool aligned = reinterpret_cast<std::uintptr_t>(input) % 16 == 0 && (pieces.step * sizeof(T)) % 16 == 0;
-      reduceRowGroups<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, plan.lanes, aligned, output, redo);
+      const unsigned load = row_load_bytes<T>(input, pieces);
+      reduceRowGroups<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, plan.lanes, load, output, redo);
       const cudaError_t e = cudaGetLastError();
       if (e != cudaSuccess) return cuda_status(e, "launching reduceRowGroups");
     }

@@ -84,8 +84,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll;
       cfg.grid = grid_for((pieces.count + rows_per_block - 1) / rows_per_block);
       cfg.name = "reduceRowGroups";
-      const bool aligned = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && (pieces.step * sizeof(T)) % 16 == 0;
-      rl::launch(reduceRowGroups<T, Sem>, cfg, in, launched, plan.lanes, aligned, out, redo);
+      rl::launch(reduceRowGroups<T, Sem>, cfg, in, launched, plan.lanes, row_load_bytes<T>(in, pieces), out, redo);
     }
   }
   if (plan.fixed.threads) {

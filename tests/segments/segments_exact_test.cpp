@@ -5,6 +5,11 @@
 // SIMT kernels against the CPU backend bit for bit.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
+#include <limits>
+#include <optional>
+
 #include "analysis/recorder.hpp"
 #include "exact_pieces_support.hpp"
 #include "segments/simt_segments.hpp"
@@ -260,6 +265,69 @@ TEST(RowGroups, RowsTheWindowCannotVouchForTakeThePair) {
       ASSERT_EQ(got.size(), rows);
       for (std::uint64_t r = 0; r < rows; ++r) ASSERT_EQ(got[r], want[r]) << what << ", row " << r;
     }
+  }
+}
+
+// Double rows of up to 256 elements are summed on a grid cut for each row (double_cut): two plain
+// double sums, exact when nothing falls below the grid, and pairs for the rows where something
+// does. Rows of every kind side by side, at lengths whose lanes hold one, two or four vectors,
+// one past the cut, with a pitch and misaligned: ordinary values, values spread over 2^-20..2^20,
+// small integers, cancellation across 2^60 (below the grid: pairs), ties to even, a sum past
+// DBL_MAX, subnormals only, zeros of both signs and of one, infinities and NaN. Sums and means
+// have the CPU backend's bits, and the rows with known sums have those.
+TEST(RowGroups, DoubleRowsCutOnTheirGridAreExact) {
+  constexpr double kMax = std::numeric_limits<double>::max();
+  for (const std::uint64_t cols : {std::uint64_t(2), std::uint64_t(3), std::uint64_t(4), std::uint64_t(5),
+                                   std::uint64_t(16), std::uint64_t(17), std::uint64_t(64), std::uint64_t(100),
+                                   std::uint64_t(256), std::uint64_t(257)}) {
+    const std::uint64_t rows = 131, pitch = cols + (cols % 2);
+    std::vector<double> x(rows * pitch, 0.0);
+    std::vector<std::optional<double>> known(rows);
+    std::uint64_t state = 99 + cols;
+    auto next = [&]() {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return state >> 11;  // 53 random bits
+    };
+    for (std::uint64_t r = 0; r < rows; ++r) {
+      double* row = x.data() + r * pitch;
+      const std::uint64_t kind = r % 11;
+      for (std::uint64_t c = 0; c < cols; ++c) {
+        const double unit = static_cast<double>(next()) * 0x1p-53;  // full significands in [0, 1)
+        const double sign = (next() & 1) ? -1.0 : 1.0;
+        switch (kind) {
+          case 0: row[c] = sign * unit; break;
+          case 1: row[c] = sign * std::ldexp(unit, static_cast<int>(next() % 41) - 20); break;
+          case 2: row[c] = static_cast<double>(next() % 512) - 256.0; break;
+          case 3: row[c] = c < 4 ? std::array<double, 4>{0x1p60, 1.0 + 0x1p-52, -0x1p60, 3.0}[c] : 0.0; break;
+          case 4: row[c] = c == 0 ? 1.0 : (c == 1 ? 0x1p-53 : 0.0); break;                    // a tie: 1
+          case 5: row[c] = c == 0 ? 1.0 + 0x1p-52 : (c == 1 ? 0x1p-53 : 0.0); break;         // a tie: up
+          case 6: row[c] = c < 2 ? kMax : 0.0; break;                                        // +inf
+          case 7: row[c] = std::ldexp(static_cast<double>(next() % 1000), -1074) * sign; break;
+          case 8: row[c] = -0.0; break;
+          case 9: row[c] = (c % 2) ? -0.0 : 0.0; break;
+          default: row[c] = c == cols / 2 ? (r % 2 ? std::numeric_limits<double>::infinity() : std::nan("")) : unit; break;
+        }
+      }
+      if (kind == 3 && cols >= 4) known[r] = 4.0;  // 4 + 2^-52 rounds to 4; a plain double sum gives 3
+      if (kind == 4) known[r] = 1.0;
+      if (kind == 5) known[r] = 1.0 + 0x1p-51;
+      if (kind == 6) known[r] = std::numeric_limits<double>::infinity();
+      if (kind == 8) known[r] = -0.0;
+      if (kind == 9) known[r] = cols >= 2 ? 0.0 : -0.0;
+    }
+    const Matrix m{rows, cols, pitch};
+    const auto want = expected_axis(x, m, 1, op::sum{});
+    const auto want_mean = expected_axis(x, m, 1, op::mean{});
+    for (std::uint64_t r = 0; r < rows; ++r)
+      if (known[r]) {
+        ASSERT_TRUE(same_result(want[r], *known[r])) << cols << " columns, row " << r << ": CPU " << show(want[r]);
+      }
+    for (unsigned offset : {0u, 1u})
+      for (unsigned grid : {0u, 3u}) {
+        const std::string what = std::to_string(cols) + " columns, offset " + std::to_string(offset) + ", grid " + std::to_string(grid);
+        expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid, offset), want, "sum, " + what);
+        expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid, offset), want_mean, "mean, " + what);
+      }
   }
 }
 

@@ -255,6 +255,16 @@ TYPED_TEST(SegmentsSimt, WarpPerRowHasTheBlockOrderUpToOneTile) {
   expect_simt_axis_has_cpu_bits<T>(ms, 1, 3, 31);
 }
 
+// Rows of exactly 4 or 8 bytes (2 or 4 halves, 2 floats, 4 bytes of 8-bit integers) are read a
+// whole row per load when the input and the pitch allow it: packed, with a pitch, and misaligned
+// by one and by two elements (a word load for some types, element loads for others).
+TYPED_TEST(SegmentsSimt, RowsOfOneWordHaveTheCpuBits) {
+  using T = TypeParam;
+  const std::vector<Matrix> ms{{301, 4, 0}, {301, 2, 0}, {97, 2, 6}, {97, 4, 8}, {33, 8, 0}};
+  expect_simt_axis_has_cpu_bits<T>(ms, 1, 1, 43);
+  expect_simt_axis_has_cpu_bits<T>(ms, 1, 2, 43);
+}
+
 TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsForSegments) {
   using T = TypeParam;
   for_each_op([&](auto op) {
