@@ -546,32 +546,29 @@ inline unsigned row_load_bytes(const void* input, const Pieces& p) {
   return at % 16 == 0 && pitch % 16 == 0 ? 16u : 0u;
 }
 
+// One W (a 4- or 8-byte unsigned integer) at `at`, aligned to its size.
+template <class W, class T>
+__device__ __forceinline__ W load_word(rl::gmem<const T> at) {
+#if RL_SIMT
+  const simt::ptr<const W> p(reinterpret_cast<const W*>(at.get()), at.region_base(), at.region_bytes(), at.space());
+  return p[0].read();
+#else
+  return __ldg(reinterpret_cast<const W*>(at));
+#endif
+}
+
 // A whole row of `bytes` (4 or 8, aligned to it) in one load: its elements first in the vector,
 // the rest zero.
 template <class T>
 __device__ __forceinline__ Vec<T> load_word_row(rl::gmem<const T> row, unsigned bytes) {
   Vec<T> v{};
-#if RL_SIMT
   if (bytes == 8) {
-    const simt::ptr<const std::uint64_t> p(reinterpret_cast<const std::uint64_t*>(row.get()), row.region_base(),
-                                           row.region_bytes(), row.space());
-    const std::uint64_t w = p[0].read();
+    const unsigned long long w = load_word<unsigned long long>(row);
     memcpy(static_cast<void*>(&v), &w, sizeof w);
   } else {
-    const simt::ptr<const std::uint32_t> p(reinterpret_cast<const std::uint32_t*>(row.get()), row.region_base(),
-                                           row.region_bytes(), row.space());
-    const std::uint32_t w = p[0].read();
+    const unsigned w = load_word<unsigned>(row);
     memcpy(static_cast<void*>(&v), &w, sizeof w);
   }
-#else
-  if (bytes == 8) {
-    const uint2 w = __ldg(reinterpret_cast<const uint2*>(row));
-    memcpy(static_cast<void*>(&v), &w, sizeof w);
-  } else {
-    const unsigned w = __ldg(reinterpret_cast<const unsigned*>(row));
-    memcpy(static_cast<void*>(&v), &w, sizeof w);
-  }
-#endif
   return v;
 }
 
@@ -753,7 +750,7 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
     };
     if constexpr (kCut) {  // double sums: cut on the row's grid first (double_cut), pairs for the rest
       if (length <= kRowCutElements) {
-        const unsigned per = static_cast<unsigned>((vectors + lanes - 1) / lanes);  // at most 4 vectors a lane
+        const unsigned per = static_cast<unsigned>((vectors + lanes - 1) / lanes);  // at most kCutPer (cut_row_lanes)
         unsigned todo = 0;
         if (per <= 1) todo = cut_rows<T, Sem, 1>(input, pieces, lanes, load, row, output, redo);
         else if (per <= 2) todo = cut_rows<T, Sem, 2>(input, pieces, lanes, load, row, output, redo);

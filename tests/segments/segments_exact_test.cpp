@@ -270,8 +270,8 @@ TEST(RowGroups, RowsTheWindowCannotVouchForTakeThePair) {
 
 // Double rows of up to 256 elements are summed on a grid cut for each row (double_cut): two plain
 // double sums, exact when nothing falls below the grid, and pairs for the rows where something
-// does. Rows of every kind side by side, at lengths whose lanes hold one, two or four vectors,
-// one past the cut, with a pitch and misaligned: ordinary values, values spread over 2^-20..2^20,
+// does. Rows of every kind side by side, at lengths whose lanes hold one to eight vectors, one
+// past the cut, with a pitch and misaligned: ordinary values, values spread over 2^-20..2^20,
 // small integers, cancellation across 2^60 (below the grid: pairs), ties to even, a sum past
 // DBL_MAX, subnormals only, zeros of both signs and of one, infinities and NaN. Sums and means
 // have the CPU backend's bits, and the rows with known sums have those.
