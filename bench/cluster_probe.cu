@@ -119,9 +119,9 @@ __global__ void __launch_bounds__(kThreads) clexact(const float* input_raw, std:
   wait_for_producer();
   stamp(stamps, 0);
   const BlockDigits<T> spill{digits};
-  ExactCarry carry, odd;
+  ExactCarry carry;
   const std::uint64_t tiles = (n + kTile - 1) / kTile;
-  for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) fold_tile_exact<T, 1>(input, t * kTile, n, true, carry, odd, spill);
+  for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) fold_tile_exact<T, 1>(input, t * kTile, n, true, carry, spill);
   let_consumer_start();
   if (stamps != nullptr && threadIdx.x == 0 && blockIdx.x == 0) stamps[1] = clock64() + (carry.a == 12345.0 ? 1 : 0);
   const unsigned seen = warp_finish<T>(carry, digits);

@@ -39,11 +39,11 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   const bool aligned = (flags & kAligned) != 0;
   const BlockDigits<T> spill{digits};
-  ExactCarry carry, odd;
+  ExactCarry carry;
   const std::uint64_t tiles = (n + kTile - 1) / kTile;
   std::uint64_t since_flush = 0;
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    fold_tile_exact<T, 1>(input, t * kTile, n, aligned, carry, odd, spill);
+    fold_tile_exact<T, 1>(input, t * kTile, n, aligned, carry, spill);
     if (++since_flush == kFlushTiles) {
       since_flush = 0;
       __syncthreads();
@@ -51,7 +51,6 @@ __global__ void __launch_bounds__(kThreads)
       __syncthreads();
     }
   }
-  if constexpr (std::is_same_v<T, double>) carry.merge(odd, spill);
   const unsigned seen = warp_finish<T>(carry, digits);
   if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&seen_storage, seen);
   __syncthreads();

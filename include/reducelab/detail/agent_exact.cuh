@@ -2,8 +2,8 @@
 // The kernel of reducelab's exact floating-point sums and means (exact_sum.cuh has the
 // arithmetic). One launch:
 //   1. blocks walk the tiles of the array (a grid-stride loop over 32 KiB tiles); each thread
-//      sums its part of a tile in double when that is exact (the exponents lie close together),
-//      and carries the running total as a TwoSum pair; what the pair cannot hold exactly goes to
+//      sums its part of a tile in double when that is exact (the exponents lie close together;
+//      doubles are cut on one grid into two exact sums), and carries the running total as a TwoSum pair; what the pair cannot hold exactly goes to
 //      the block's digits in shared memory (integer atomics);
 //   2. at the end each thread hands its pair to the block's digits, and the block adds its
 //      digits into the launch's digits in global memory (integer atomics again: any order gives
@@ -122,7 +122,7 @@ __device__ __forceinline__ T negative_zero() {
 // once, padded with -0, instead of one dependent round trip per element.
 template <class T, unsigned kChains, class Spill>
 __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::uint64_t tile, std::uint64_t n,
-                                                bool aligned, ExactCarry& carry, ExactCarry& odd, const Spill& spill) {
+                                                bool aligned, ExactCarry& carry, const Spill& spill) {
   constexpr unsigned kVec = Shape<T>::kVec;
   constexpr std::uint64_t kTile = Shape<T>::kTile;
   const std::uint64_t base = tile + std::uint64_t(threadIdx.x) * kVec;
@@ -154,11 +154,45 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     }
   }
   if constexpr (std::is_same_v<T, double>) {
-    // Two pairs, alternate elements: half the chain of dependent additions (small n is latency-bound).
+    // The tile's doubles cut on one shared grid (double_cut, exact_sum.cuh): two plain double
+    // sums, exact when no element leaves a remainder (checked), so the pairs take two values a
+    // tile instead of one per element. Two chains of each sum (small n is latency-bound); the
+    // q's of the whole tile sum exactly in any order, so the chains add up exactly as well.
+    std::uint32_t most = 0;
 #pragma unroll
-    for (unsigned i = 0; i < kItems; ++i) {
-      carry.add(v[i].v[0], spill);
-      odd.add(v[i].v[1], spill);
+    for (unsigned i = 0; i < kItems; ++i)
+#pragma unroll
+      for (unsigned j = 0; j < kVec; ++j) {
+        const std::uint32_t m = high_magnitude(v[i].v[j]);
+        most = m > most ? m : most;
+      }
+    const DoubleCut cut = double_cut(most, kItems * kVec);
+    CutSum even_part, odd_part;
+    if (cut.usable) {
+#pragma unroll
+      for (unsigned i = 0; i < kItems; ++i) {
+        cut_add(even_part, cut, v[i].v[0]);
+        cut_add(odd_part, cut, v[i].v[1]);
+      }
+    }
+    if (cut.usable && !(even_part.left || odd_part.left)) {
+      carry.add(even_part.s1 + odd_part.s1, spill);
+      carry.add(even_part.s2 + odd_part.s2, spill);
+    } else if (most == 0) {  // zeros only: their plain sum is -0 only if every one is
+      double zeros = -0.0;
+#pragma unroll
+      for (unsigned i = 0; i < kItems; ++i) zeros += v[i].v[0] + v[i].v[1];
+      carry.add(zeros, spill);
+    } else {  // rare on most data: an infinity or NaN, a wide span of exponents, the range's ends.
+      // The elements one by one into the pair, read again (from L1) in a loop that is not
+      // unrolled: sixteen inlined copies of the pair's addition cost the common path its speed.
+#pragma unroll 1
+      for (unsigned i = 0; i < kItems; ++i)
+#pragma unroll 1
+        for (unsigned j = 0; j < kVec; ++j) {
+          const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec + j;
+          if (at < n) carry.add(input[at], spill);
+        }
     }
   } else {
     // The tile's exponent range: the largest magnitude and (one low, cheaply) the smallest
@@ -484,6 +518,13 @@ __device__ __forceinline__ void cluster_digits_end(const ExactCarry& carry, rl::
   write_result<T, Out, kMean>(digits, misc[0], n, output);
 }
 
+// Blocks per SM the large kernels are compiled for (0: ptxas's choice, for the small launch).
+// Left to itself, ptxas moved between register counts with small changes of the code (float 48
+// or 64, double 62 to 70, some with spills); these give the counts measured fastest: 48
+// registers for 4-byte elements, 80 for 2-byte and 64 for double.
+template <class T, bool kSmall>
+inline constexpr int kExactBlocksPerSM = kSmall ? 0 : sizeof(T) == 4 ? 5 : sizeof(T) == 2 ? 3 : 4;
+
 // reduceExact — see the file comment. Out is float or double; kMean divides by n before the
 // one rounding. `exact` (kExactWords words) and `ticket` are zero before and after a launch.
 // kSmall: the instantiation for small launches, one block or one cluster of blocks with a tile
@@ -491,7 +532,7 @@ __device__ __forceinline__ void cluster_digits_end(const ExactCarry& carry, rl::
 // other one has none of that code, which cost it 3-5% from 2^18 up when the cluster code was
 // there (float sum at 2^26 on an H100: 95.1 -> 99.4 us, cold).
 template <class T, class Out, bool kMean, bool kSmall = false>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kExactBlocksPerSM<T, kSmall>)
     reduceExact(rl::gmem<const T> input, std::uint64_t n, unsigned flags, rl::gmem<unsigned long long> exact,
                 rl::gmem<unsigned> ticket, rl::gmem<Out> output) {
   constexpr int kD = ExactTraits<T>::kDigits;
@@ -511,12 +552,12 @@ __global__ void __launch_bounds__(kThreads)
   // large kernel would go from 80 to 93 registers: two blocks an SM instead of three).
   constexpr unsigned kFoldChains = kSmall || sizeof(T) == 4 ? 4 : 1;
   const BlockDigits<T, kSmall> spill{digits};
-  ExactCarry carry, odd;  // odd: double's second pair (fold_tile_exact)
-  const std::uint64_t tiles = (n + kTile - 1) / kTile;
+  ExactCarry carry;
   std::uint64_t since_flush = 0;
   bool flushed = false;
+  const std::uint64_t tiles = (n + kTile - 1) / kTile;
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    fold_tile_exact<T, kFoldChains>(input, t * kTile, n, aligned, carry, odd, spill);
+    fold_tile_exact<T, kFoldChains>(input, t * kTile, n, aligned, carry, spill);
     if (!kSmall && ++since_flush == kFlushTiles) {  // the same count in every thread of the block
       since_flush = 0;
       flushed = true;
@@ -526,7 +567,6 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   let_consumer_start();
-  if constexpr (std::is_same_v<T, double>) carry.merge(odd, spill);
   if constexpr (kSmall) {
     if constexpr (std::is_same_v<T, double>) {
       if (gridDim.x > 1) {
