@@ -502,7 +502,9 @@ __device__ __forceinline__ void small_launch_end(const ExactCarry& carry, rl::sm
 // adds its digits into the first block's with shared-memory atomics, and that block rounds them.
 // Pairs of doubles with full 53-bit significands leave remainders when merged across warps and
 // blocks, and merging them was slower here than the digits: on an H100, 2^14 and 2^16 doubles
-// took 9.3-9.9 us with small_launch_end's pairs and 8.8-9.2 with this (cold).
+// took 9.3-9.9 us with small_launch_end's pairs and 8.8-9.2 with this (cold). Measured again
+// after the tiles' cut (fold_tile_exact's double path), on data whose pairs merge with no
+// remainder: still slower, 7.75 -> 7.89 us at 2^14 and 8.01 -> 8.22 at 2^16.
 template <class T, class Out, bool kMean>
 __device__ __forceinline__ void cluster_digits_end(const ExactCarry& carry, rl::smem<unsigned long long> digits,
                                                    rl::smem<unsigned> misc, std::uint64_t n, rl::gmem<Out> output) {
