@@ -3,8 +3,9 @@
 // arithmetic). One launch:
 //   1. blocks walk the tiles of the array (a grid-stride loop over 32 KiB tiles); each thread
 //      sums its part of a tile in double when that is exact (the exponents lie close together;
-//      doubles are cut on one grid into two exact sums), and carries the running total as a TwoSum pair; what the pair cannot hold exactly goes to
-//      the block's digits in shared memory (integer atomics);
+//      doubles are cut on one grid into two exact sums), and carries the running total as a
+//      TwoSum pair; what the pair cannot hold exactly goes to the block's digits in shared
+//      memory (integer atomics);
 //   2. at the end each thread hands its pair to the block's digits, and the block adds its
 //      digits into the launch's digits in global memory (integer atomics again: any order gives
 //      the same integers);
@@ -555,9 +556,9 @@ __global__ void __launch_bounds__(kThreads, kExactBlocksPerSM<T, kSmall>)
   constexpr unsigned kFoldChains = kSmall || sizeof(T) == 4 ? 4 : 1;
   const BlockDigits<T, kSmall> spill{digits};
   ExactCarry carry;
+  const std::uint64_t tiles = (n + kTile - 1) / kTile;
   std::uint64_t since_flush = 0;
   bool flushed = false;
-  const std::uint64_t tiles = (n + kTile - 1) / kTile;
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     fold_tile_exact<T, kFoldChains>(input, t * kTile, n, aligned, carry, spill);
     if (!kSmall && ++since_flush == kFlushTiles) {  // the same count in every thread of the block
