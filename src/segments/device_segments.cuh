@@ -76,7 +76,21 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       const cudaError_t e = cudaGetLastError();
       if (e != cudaSuccess) return cuda_status(e, "launching reduceColumns");
     }
-    if (plan.row_groups) {
+    bool packed = false;  // exact sums of dense rows of 2, 4 or 8 elements: a thread per vector
+    if constexpr (window_sums_v<T, Sem>) {
+      if (plan.row_groups && packed_rows_fit<T, Sem>(input, pieces)) {
+        packed = true;
+        std::uint64_t held = 0;
+        if (Status s = blocks_held<reducePackedRows<T, Sem>>(device, sms, &held); !s) return s;
+        const std::uint64_t vectors = pieces.count * pieces.length / Shape<T>::kVec;
+        const std::uint64_t per_block = std::uint64_t(kThreads) * 4;  // four vectors in flight a thread
+        const unsigned grid = pieces_grid(options, held, std::max<std::uint64_t>(1, (vectors + per_block - 1) / per_block));
+        reducePackedRows<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, output, redo);
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return cuda_status(e, "launching reducePackedRows");
+      }
+    }
+    if (plan.row_groups && !packed) {
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceRowGroups<T, Sem>>(device, sms, &held); !s) return s;
       const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll;

@@ -71,12 +71,50 @@ struct WindowSum {
   std::uint32_t least;  // the smallest non-zero magnitude's bits minus one (zeros wrap to the top)
 };
 RL_HD_INLINE WindowSum window_identity() { return WindowSum{-0.0, 0u, 0xffffffffu}; }
+// Half windows need only the largest magnitude while a window takes at most 4096 elements:
+// every half is a multiple of 2^-24 (the subnormals' grid), so with emin taken as 0 (exponent
+// field 0) up to 4096 finite halves always fit, and an infinity or NaN shows in the largest.
+// kLeast: track the smallest magnitude too (always for float and bfloat16; for half only in
+// longer windows, where it widens what fits). A window's pieces all track it, or none does.
 template <class T>
+inline constexpr bool kWindowLeast = !std::is_same_v<T, half>;
+template <class T, bool kLeast = kWindowLeast<T>>
 RL_HD_INLINE void window_add(WindowSum& w, T x) {
   const std::uint32_t m = ExactBits<T>::magnitude(x);
   w.most = m > w.most ? m : w.most;
-  w.least = m - 1u < w.least ? m - 1u : w.least;
+  if constexpr (kLeast) w.least = m - 1u < w.least ? m - 1u : w.least;
   w.s += static_cast<double>(widen(x));
+}
+// The same for N elements. Half and bfloat16 pairs take their magnitudes' range two at a time
+// (one 32-bit word, the 16x2 max and min): the integer work per element halves.
+template <unsigned N, bool kLeast, class T>
+RL_HD_INLINE void window_add_batch(WindowSum& w, const T* v) {
+  if constexpr (is_half_like<T> && N % 2 == 0) {
+    std::uint32_t word[N / 2];
+    memcpy(word, v, sizeof word);
+    std::uint32_t most2 = 0, least2 = 0xffffffffu;
+#pragma unroll
+    for (unsigned k = 0; k < N / 2; ++k) {
+      const std::uint32_t m = word[k] & 0x7fff7fffu;
+      most2 = max_u16x2(most2, m);
+      if constexpr (kLeast) least2 = min_u16x2(least2, sub_u16x2(m, 0x00010001u));
+    }
+    const std::uint32_t most = max_u16x2(most2, most2 >> 16) & 0xffffu;
+    w.most = most > w.most ? most : w.most;
+    if constexpr (kLeast) {
+      const std::uint32_t least = min_u16x2(least2, least2 >> 16 | 0xffff0000u) & 0xffffu;
+      if (least != 0xffffu && least < w.least) w.least = least;  // 0xffff: zeros only
+    }
+#pragma unroll
+    for (unsigned j = 0; j < N; ++j) w.s += static_cast<double>(widen(v[j]));
+  } else {
+#pragma unroll
+    for (unsigned j = 0; j < N; ++j) window_add<T, kLeast>(w, v[j]);
+  }
+}
+template <unsigned N, class T>
+RL_HD_INLINE void window_add_batch(WindowSum& w, const T* v) {
+  window_add_batch<N, kWindowLeast<T>>(w, v);
 }
 RL_HD_INLINE WindowSum window_merge(const WindowSum& a, const WindowSum& b) {
   return WindowSum{a.s + b.s, a.most > b.most ? a.most : b.most, a.least < b.least ? a.least : b.least};
@@ -92,7 +130,9 @@ RL_HD_INLINE int window_span(std::uint64_t n) {
 template <class T>
 RL_HD_INLINE bool window_fits(const WindowSum& w, int span) {
   using B = ExactBits<T>;
-  const int emax = static_cast<int>(w.most >> B::kShift), emin = static_cast<int>(w.least >> B::kShift);
+  const int emax = static_cast<int>(w.most >> B::kShift);
+  // A half window that did not track the smallest magnitude (window_add) has none: emin 0.
+  const int emin = std::is_same_v<T, half> && w.least == 0xffffffffu ? 0 : static_cast<int>(w.least >> B::kShift);
   return emax < static_cast<int>(B::kSpecial) && emax - emin <= span;  // an infinity or NaN: the pairs flag it
 }
 // Whether w.s is the exact sum of the n elements it took in (n >= 1).

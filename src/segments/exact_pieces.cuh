@@ -67,8 +67,7 @@ struct RunningFold {
       acc = absorb_elements<Sem, N>(acc, v, index_of);
     } else {
       WindowSum batch = window_identity();
-#pragma unroll
-      for (unsigned j = 0; j < N; ++j) window_add(batch, v[j]);
+      window_add_batch<N, true>(batch, v);  // the smallest magnitude too: a thread's run may be long
       const WindowSum both = window_merge(w, batch);
       if (window_fits<T>(both, span)) {
         w = both;

@@ -80,7 +80,17 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       rl::launch(reduceColumns<T, Sem>, cfg, in, shape, static_cast<Acc*>(partials.get()),
                  static_cast<unsigned*>(tickets.get()), out, redo);
     }
-    if (plan.row_groups) {
+    bool packed = false;  // as on the GPU (device_segments.cuh)
+    if constexpr (window_sums_v<T, Sem>) {
+      if (plan.row_groups && packed_rows_fit<T, Sem>(in, pieces)) {
+        packed = true;
+        const std::uint64_t vectors = pieces.count * pieces.length / Shape<T>::kVec;
+        cfg.grid = grid_for(std::max<std::uint64_t>(1, (vectors + std::uint64_t(kThreads) * 4 - 1) / (std::uint64_t(kThreads) * 4)));
+        cfg.name = "reducePackedRows";
+        rl::launch(reducePackedRows<T, Sem>, cfg, in, launched, out, redo);
+      }
+    }
+    if (plan.row_groups && !packed) {
       const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll;
       cfg.grid = grid_for((pieces.count + rows_per_block - 1) / rows_per_block);
       cfg.name = "reduceRowGroups";

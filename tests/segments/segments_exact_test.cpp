@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -366,6 +367,75 @@ void expect_16bit_extrema() {
 TEST(SixteenBitExtrema, TwoPerWordHaveTheCpuBits) {
   expect_16bit_extrema<half>();
   expect_16bit_extrema<bfloat16>();
+}
+
+// Exact sums of dense rows of 2, 4 or 8 elements that divide a 16-byte vector are read a vector
+// per thread (reducePackedRows): each row of a vector summed alone in a window, the rows it
+// cannot vouch for summed again with pairs (and listed for the digits when a pair loses part of
+// the sum), the rows after the last whole vector a thread each. Random bit patterns over the
+// whole exponent range (so windows of bfloat16 and float rows often fail), infinities, NaN,
+// signed zeros, subnormals and rows a pair cannot hold, side by side: sums and means have the
+// CPU backend's bits at grids 0, 1 and 3. Rows of 4 halves then move one warp access per 512
+// input bytes (the rows of one-word loads took one per 256).
+template <class T>
+void expect_packed_rows() {
+  using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>;
+  constexpr unsigned kVec = detail::Shape<T>::kVec;
+  for (const std::uint64_t cols : {std::uint64_t(2), std::uint64_t(4), std::uint64_t(8)}) {
+    if (cols > kVec) continue;
+    const std::uint64_t rows = 301;  // 301 * cols is no multiple of a vector's elements for cols < kVec: a tail
+    std::vector<T> x(rows * cols);
+    std::uint64_t state = 777 + cols;
+    for (std::uint64_t i = 0; i < x.size(); ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      const auto r = static_cast<std::uint32_t>(state >> 32);
+      const std::uint64_t row = i / cols;
+      Bits bits;
+      if constexpr (std::is_same_v<T, half>) bits = static_cast<Bits>((r & 0x7bff) | (r >> 16 & 0x8000));
+      else if constexpr (std::is_same_v<T, bfloat16>) bits = static_cast<Bits>((r & 0x7f7f) | (r >> 16 & 0x8000));
+      else bits = static_cast<Bits>(r & 0xff7fffffu);  // finite, any exponent, either sign
+      if (row % 5 == 1) bits = static_cast<Bits>(bits & (sizeof(T) == 2 ? 0x83ff : 0x80ffffffu));  // narrow: windows hold
+      if (row % 13 == 3 && i % cols == 0) bits = sizeof(T) == 2 ? (std::is_same_v<T, half> ? 0x7c00 : 0x7f80) : 0x7f800000u;
+      if (row % 17 == 4 && i % cols == 1) bits = sizeof(T) == 2 ? (std::is_same_v<T, half> ? 0xfe01 : 0xffc1) : 0xffc00001u;
+      if (row % 19 == 6) bits = (r & 1) ? static_cast<Bits>(sizeof(T) == 2 ? 0x8000 : 0x80000000u) : Bits(0);
+      if (row % 23 == 7) bits = static_cast<Bits>(r & 3);  // subnormals and zeros
+      std::memcpy(&x[i], &bits, sizeof bits);
+    }
+    if constexpr (!std::is_same_v<T, half>) {  // rows a pair of doubles cannot hold: listed, summed with digits
+      for (std::uint64_t row = 10; row + 1 < rows; row += 37) {
+        if (cols < 4) break;
+        T* e = x.data() + row * cols;
+        e[0] = from_double<T>(0x1p100), e[1] = from_double<T>(1.0), e[2] = from_double<T>(0x1p-100), e[3] = from_double<T>(-0x1p100);
+      }
+    }
+    for (unsigned grid : {0u, 1u, 3u}) {
+      const Matrix m{rows, cols, 0};
+      const std::string what = std::string(type_name<T>()) + " " + std::to_string(cols) + " columns, grid " + std::to_string(grid);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid), expected_axis(x, m, 1, op::sum{}), "sum " + what);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid), expected_axis(x, m, 1, op::mean{}), "mean " + what);
+    }
+  }
+}
+TEST(PackedRows, ExactSumsOfRowsInOneVectorHaveTheCpuBits) {
+  expect_packed_rows<half>();
+  expect_packed_rows<bfloat16>();
+  expect_packed_rows<float>();
+}
+TEST(PackedRows, RowsOfFourHalvesTakeOneWarpAccessPer512Bytes) {
+  const std::uint64_t rows = 16384, cols = 4;
+  const Matrix m{rows, cols, 0};
+  const auto x = random_input<half>(rows * cols, 9);
+  rl::analysis::Counts counts;
+  std::vector<float> got;
+  {
+    rl::analysis::Recorder recorder(detail::kThreads);
+    got = detail::simt_reduce_axis(x.data(), m, 1, op::sum{});
+    counts = recorder.counts();
+  }
+  expect_same(got, expected_axis(x, m, 1, op::sum{}), "half sum, 4 columns");
+  const std::uint64_t accesses = counts.outside.global_accesses + counts.totals.global_accesses;
+  // Loads: a warp's 32 vectors (512 bytes, 64 rows) at once; stores: one per warp and row of a vector.
+  EXPECT_LE(accesses, rows * cols * sizeof(half) / 512 + rows / 32 + 64);
 }
 
 // Short rows read coalesced: rows of 4, 16 and 256 floats, packed, a few lanes each: every warp

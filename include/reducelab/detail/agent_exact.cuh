@@ -85,31 +85,6 @@ __device__ __forceinline__ void flush_digits(rl::smem<unsigned long long> shared
   }
 }
 
-// Per 16-bit lane of a 32-bit word: unsigned max, min and wrapping subtraction.
-__device__ __forceinline__ std::uint32_t max_u16x2(std::uint32_t a, std::uint32_t b) {
-#if RL_SIMT
-  const std::uint32_t lo = std::max(a & 0xffffu, b & 0xffffu), hi = std::max(a >> 16, b >> 16);
-  return hi << 16 | lo;
-#else
-  return __vmaxu2(a, b);
-#endif
-}
-__device__ __forceinline__ std::uint32_t min_u16x2(std::uint32_t a, std::uint32_t b) {
-#if RL_SIMT
-  const std::uint32_t lo = std::min(a & 0xffffu, b & 0xffffu), hi = std::min(a >> 16, b >> 16);
-  return hi << 16 | lo;
-#else
-  return __vminu2(a, b);
-#endif
-}
-__device__ __forceinline__ std::uint32_t sub_u16x2(std::uint32_t a, std::uint32_t b) {
-#if RL_SIMT
-  return ((((a >> 16) - (b >> 16)) & 0xffffu) << 16) | (((a & 0xffffu) - (b & 0xffffu)) & 0xffffu);
-#else
-  return __vsub2(a, b);
-#endif
-}
-
 // -0 of T: what pads a partial tile (adding -0 changes no sum, not even the sign of a zero).
 template <class T>
 __device__ __forceinline__ T negative_zero() {
@@ -200,9 +175,9 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     // non-zero one; zeros wrap to 0xffffffff and drop out of the minimum. 64 halves always sum
     // exactly in double (2^-24 <= |x| < 2^16), so half only looks for infinities and NaN.
     std::uint32_t most = 0, least = 0xffffffffu;
-    if constexpr (std::is_same_v<T, bfloat16>) {
+    if constexpr (is_half_like<T>) {
       // Two elements per 32-bit word, with the 16x2 SIMD min/max: bf16 was integer-bound with one
-      // element at a time (H100, 2^30: 794 us against half's 697).
+      // element at a time (H100, 2^30: 794 us against half's 697). Half needs only the maximum.
       std::uint32_t most2 = 0, least2 = 0xffffffffu;
 #pragma unroll
       for (unsigned i = 0; i < kItems; ++i) {
@@ -212,12 +187,14 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
         for (unsigned k = 0; k < 4; ++k) {
           const std::uint32_t m = w[k] & 0x7fff7fffu;
           most2 = max_u16x2(most2, m);
-          least2 = min_u16x2(least2, sub_u16x2(m, 0x00010001u));
+          if constexpr (std::is_same_v<T, bfloat16>) least2 = min_u16x2(least2, sub_u16x2(m, 0x00010001u));
         }
       }
       most = max_u16x2(most2, most2 >> 16) & 0xffffu;
-      least = min_u16x2(least2, least2 >> 16 | 0xffff0000u) & 0xffffu;
-      least = least == 0xffffu ? 0xffffffffu : least;
+      if constexpr (std::is_same_v<T, bfloat16>) {
+        least = min_u16x2(least2, least2 >> 16 | 0xffff0000u) & 0xffffu;
+        least = least == 0xffffu ? 0xffffffffu : least;
+      }
     } else {
 #pragma unroll
       for (unsigned i = 0; i < kItems; ++i)
@@ -225,7 +202,7 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
         for (unsigned j = 0; j < kVec; ++j) {
           const std::uint32_t m = ExactBits<T>::magnitude(v[i].v[j]);
           most = m > most ? m : most;
-          if constexpr (!std::is_same_v<T, half>) least = m - 1u < least ? m - 1u : least;
+          least = m - 1u < least ? m - 1u : least;
         }
     }
     constexpr int kLog2Count = kVec * kItems == 32 ? 5 : 6;

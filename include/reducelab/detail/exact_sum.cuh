@@ -15,6 +15,7 @@
 //     together that every partial sum is a double (tile_sum_is_exact below);
 //   - a thread carries what it has summed as an unevaluated pair a + b of doubles, updated with
 //     TwoSum: a + b + x == a' + b' + e exactly, and only a non-zero e (rare) goes to the digits.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -562,6 +563,32 @@ struct ExactBits<half> {
   static constexpr unsigned kShift = 10, kSpecial = 0x1f;
   RL_HD_INLINE static std::uint32_t magnitude(half x) { return x.bits & 0x7fffu; }
 };
+
+// Per 16-bit lane of a 32-bit word: unsigned max, min and wrapping subtraction (the exponent
+// ranges of 16-bit elements, two per instruction on the GPU).
+RL_HD_INLINE std::uint32_t max_u16x2(std::uint32_t a, std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __vmaxu2(a, b);
+#else
+  const std::uint32_t lo = std::max(a & 0xffffu, b & 0xffffu), hi = std::max(a >> 16, b >> 16);
+  return hi << 16 | lo;
+#endif
+}
+RL_HD_INLINE std::uint32_t min_u16x2(std::uint32_t a, std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __vminu2(a, b);
+#else
+  const std::uint32_t lo = std::min(a & 0xffffu, b & 0xffffu), hi = std::min(a >> 16, b >> 16);
+  return hi << 16 | lo;
+#endif
+}
+RL_HD_INLINE std::uint32_t sub_u16x2(std::uint32_t a, std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __vsub2(a, b);
+#else
+  return ((((a >> 16) - (b >> 16)) & 0xffffu) << 16) | (((a & 0xffffu) - (b & 0xffffu)) & 0xffffu);
+#endif
+}
 
 // Whether a tile's elements, summed one by one in double, give every partial sum exactly:
 // m elements (m <= 2^log2m) that are multiples of 2^(emin - bias - mantissa + 1) and below
