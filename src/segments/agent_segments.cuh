@@ -11,7 +11,8 @@
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
 //   reducePackedRows   exact float, half and bfloat16 sums of dense rows of 2, 4 or 8 elements
-//                      (whole rows in each 16-byte vector): a thread per vector, no shuffle.
+//                      (whole rows in each 16-byte vector): a thread per vector, no shuffle;
+//                      rows of two or four whole vectors: a thread per row.
 //   reduceLongPieces   longer rows and segments: a block each.
 //   reduceSegmentGroups  segments of up to a tile: a warp per group of up to 32 neighbouring
 //                      short segments, read as one contiguous range (agent_segment_groups.cuh).
@@ -856,7 +857,9 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
 // of their rows alone in a window (exact_pair.cuh), with no shuffle and no per-row load or
 // address: reduceRowGroups gave such rows a lane and an 8-byte load each, and its per-row work
 // held rows of 4 halves to a third of the read ceiling. A row the window cannot vouch for (an
-// infinity or NaN, exponents too far apart) is summed again from memory with pairs.
+// infinity or NaN, exponents too far apart) is summed again from memory with pairs. Rows of two
+// or four whole vectors (16 or 32 halves, 8 or 16 floats) take a thread each the same way, its
+// row's vectors in flight, where reduceRowGroups gave them two or four lanes and a shuffle tree.
 template <class T, class Sem>
 inline bool packed_rows_fit(const void* input, const Pieces& p) {
   if constexpr (window_sums_v<T, Sem>) {
@@ -864,8 +867,10 @@ inline bool packed_rows_fit(const void* input, const Pieces& p) {
     // Float rows of one whole vector stay in reduceRowGroups, which reads them the same way (a lane
     // and a vector each) and measured 1 % faster (2^26 x 4, H100: 450 against 454 us).
     const bool one_float_vector = sizeof(T) == 4 && p.length == kVec;
-    return !p.offsets && p.stride == 1 && p.step == p.length && p.length >= 2 && p.length <= kVec &&
-           kVec % p.length == 0 && !one_float_vector && reinterpret_cast<std::uintptr_t>(input) % 16 == 0;
+    const bool in_a_vector = p.length >= 2 && p.length <= kVec && kVec % p.length == 0 && !one_float_vector;
+    const bool whole_vectors = p.length == 2 * kVec || p.length == 4 * kVec;
+    return !p.offsets && p.stride == 1 && p.step == p.length && (in_a_vector || whole_vectors) &&
+           reinterpret_cast<std::uintptr_t>(input) % 16 == 0;
   } else {
     return false;
   }
@@ -898,6 +903,33 @@ __device__ __forceinline__ void packed_vector_rows(const Vec<T>& v, std::uint64_
   }
 }
 
+// Rows of kV whole vectors, a thread each (rows first, first + threads, ...), four vectors in
+// flight: 4 / kV rows.
+template <class T, class Sem, unsigned kV>
+__device__ __forceinline__ void packed_whole_rows(rl::gmem<const T> input, std::uint64_t rows, std::uint64_t first,
+                                                  std::uint64_t threads, rl::gmem<typename Sem::Out> output,
+                                                  rl::gmem<unsigned long long> redo) {
+  constexpr unsigned kVec = Shape<T>::kVec, kLength = kV * kVec, kRows = 4 / kV;
+  for (std::uint64_t r = first; r < rows; r += kRows * threads) {
+    Vec<T> v[kRows][kV];
+#pragma unroll
+    for (unsigned i = 0; i < kRows; ++i)
+#pragma unroll
+      for (unsigned k = 0; k < kV; ++k)
+        if (r + i * threads < rows) v[i][k] = load_vec(input, ((r + i * threads) * kV + k) * kVec);
+#pragma unroll
+    for (unsigned i = 0; i < kRows; ++i) {
+      const std::uint64_t row = r + i * threads;
+      if (row >= rows) break;
+      WindowSum w = window_identity();
+#pragma unroll
+      for (unsigned k = 0; k < kV; ++k) window_add_batch<kVec>(w, v[i][k].v);
+      if (window_is_exact<T>(w, kLength)) output[row] = Sem::finish_exact(w.s, kLength);
+      else packed_row_pairs<T, Sem>(input, row, kLength, output, redo);
+    }
+  }
+}
+
 // Launch with kThreads threads and any grid; packed_rows_fit must hold.
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
@@ -909,6 +941,11 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint64_t vectors = pieces.count * length / kVec;
   const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
   const std::uint64_t first = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  if (length > kVec) {  // rows of two or four whole vectors
+    if (length == 2 * kVec) packed_whole_rows<T, Sem, 2>(input, pieces.count, first, threads, output, redo);
+    else packed_whole_rows<T, Sem, 4>(input, pieces.count, first, threads, output, redo);
+    return;
+  }
   for (std::uint64_t k = first; k < vectors; k += kIn * threads) {
     Vec<T> v[kIn];
 #pragma unroll
