@@ -361,6 +361,28 @@ TEST(ReduceGpu, ArgExtremaNameTheSignedZeroMinAndMaxReturn) {
   expect_signed_zeros_agree_on_gpu<bfloat16>();
 }
 
+// The min and max of 16-bit floats (two keys per 32-bit word in the order-free kernel) with NaNs
+// of every kind, infinities and signed zeros: the CPU backend's bits at several grids, aligned
+// and not, up to the large-input shape (2^24 elements and more).
+template <class T>
+void expect_special_extrema_agree_on_gpu() {
+  for (std::uint64_t n : {std::uint64_t(37), std::uint64_t(100003), std::uint64_t(1) << 24})
+    for (const auto& [name, x] : special_extrema_inputs<T>(n, 500 + n))
+      for (unsigned offset : {0u, 1u}) {
+        DeviceArray<T> dx(x, offset);
+        for (unsigned grid : {0u, 1u, 133u}) {
+          const std::string what = name + " grid=" + std::to_string(grid) + " offset=" + std::to_string(offset);
+          expect_gpu_matches_cpu(x, dx.data, op::min{}, Options{grid, true}, what);
+          expect_gpu_matches_cpu(x, dx.data, op::max{}, Options{grid, true}, what);
+        }
+      }
+}
+TEST(ReduceGpu, HalfAndBfloat16ExtremaSeeNaNsInfinitiesAndSignedZeros) {
+  REQUIRE_GPU();
+  expect_special_extrema_agree_on_gpu<half>();
+  expect_special_extrema_agree_on_gpu<bfloat16>();
+}
+
 // Integer means: the exact 128-bit sum divided by n, rounded once, equal to the CPU backend's.
 TEST(ReduceGpu, IntegerMeanIsTheExactQuotientRoundedOnce) {
   REQUIRE_GPU();

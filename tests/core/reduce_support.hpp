@@ -136,4 +136,38 @@ std::vector<std::uint64_t> awkward_sizes() {
   return {0, 1, 2, 31, 33, 1000, tile - 1, tile, tile + 1, 3 * tile + 17};
 }
 
+// Inputs whose min and max turn on special values, for the 16-bit floats (whose kernels take
+// two keys per 32-bit word): each a random array of n elements with infinities, NaNs (quiet,
+// signalling, negative) or signed zeros planted first, in the middle and last (the tail past the
+// last whole vector), named for the failure message.
+template <class T>
+std::vector<std::pair<std::string, std::vector<T>>> special_extrema_inputs(std::uint64_t n, std::uint64_t seed) {
+  static_assert(is_half_like<T>);
+  const bool is_half = std::is_same_v<T, half>;
+  const auto bits = [](std::uint16_t b) {
+    T t;
+    t.bits = b;
+    return t;
+  };
+  const T pinf = bits(is_half ? 0x7c00 : 0x7f80), ninf = bits(is_half ? 0xfc00 : 0xff80);
+  const T qnan = bits(is_half ? 0x7e00 : 0x7fc0), snan = bits(is_half ? 0x7c01 : 0x7f81);
+  const T neg_nan = bits(is_half ? 0xfe00 : 0xffc0);
+  const T pz = bits(0x0000), nz = bits(0x8000);
+  std::vector<std::pair<std::string, std::vector<T>>> out;
+  const std::uint64_t at[] = {0, n / 2, n - 1};
+  auto plant = [&](const std::string& name, std::initializer_list<T> values, bool zeros) {
+    std::vector<T> x = zeros ? std::vector<T>(n, pz) : random_input<T>(n, seed);
+    unsigned k = 0;
+    for (T v : values) x[at[k++ % 3]] = v;
+    out.emplace_back(name, std::move(x));
+  };
+  plant("+inf and -inf", {pinf, ninf}, false);
+  plant("quiet NaN first", {qnan}, false);
+  plant("NaN in the middle", {pinf, qnan}, false);
+  plant("signalling NaN last", {ninf, pinf, snan}, false);
+  plant("negative NaN last", {pz, pz, neg_nan}, false);
+  plant("signed zeros", {nz, pz, nz}, true);
+  return out;
+}
+
 }  // namespace rltest

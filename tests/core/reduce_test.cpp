@@ -383,6 +383,32 @@ TYPED_TEST(ReduceSimt, LargeInputShapeHasTheCpuBits) {
   }
 }
 
+// The min and max of 16-bit floats take two keys per 32-bit word in the order-free kernel: NaNs
+// of every kind, infinities and signed zeros give the CPU backend's bits, in whole units, partial
+// units and the tail, at both shapes of the kernel.
+template <class T>
+void expect_special_extrema_match_cpu() {
+  for (std::uint64_t n : {std::uint64_t(37), std::uint64_t(1000), std::uint64_t(20000), std::uint64_t(100003)})
+    for (const auto& [name, x] : special_extrema_inputs<T>(n, 500 + n))
+      for (unsigned grid : {1u, 3u})
+        for (unsigned offset : {0u, 1u})
+          for (bool large : {false, true}) {
+            auto check = [&](auto op) {
+              const auto want = cpu::reduce(x.data(), n, op).value;
+              const auto got = detail::simt_reduce(x.data(), n, op, grid, offset, true, large);
+              EXPECT_TRUE(same_bits(got, want)) << type_name<T>() << " " << name << " n=" << n << " grid=" << grid
+                                                << " offset=" << offset << " large=" << large << ": kernel "
+                                                << show(got) << ", cpu " << show(want);
+            };
+            check(op::min{});
+            check(op::max{});
+          }
+}
+TEST(ReduceSimt, HalfAndBfloat16ExtremaSeeNaNsInfinitiesAndSignedZeros) {
+  expect_special_extrema_match_cpu<half>();
+  expect_special_extrema_match_cpu<bfloat16>();
+}
+
 // More chunks than threads in a block: the last block's fold strides over the chunk results.
 TEST(ReduceSimt, ManyChunksStillMatchTheCpu) {
   const std::uint64_t n = 2'200'000;  // 269 tiles of 8192 floats: 269 chunks

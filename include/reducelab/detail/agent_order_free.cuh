@@ -113,6 +113,23 @@ __global__ void __launch_bounds__(kThreads)
       has[i] = whole || at < vectors;
       if (has[i]) v[i] = load_vec(input, head + at * kVec);
     }
+    if constexpr (requires(const T* e) { Sem::template absorb_batch<kVec>(acc, e); }) {
+      // The min and max of 16-bit floats: two keys per 32-bit word (reduce_ops.cuh), the whole
+      // unit as one batch when every load was taken, else vector by vector.
+      if (whole) {
+        T e[kLoads * kVec];
+#pragma unroll
+        for (unsigned i = 0; i < kLoads; ++i)
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j) e[i * kVec + j] = v[i].v[j];
+        acc = Sem::template absorb_batch<kLoads * kVec>(acc, e);
+      } else {
+#pragma unroll
+        for (unsigned i = 0; i < kLoads; ++i)
+          if (has[i]) acc = Sem::template absorb_batch<kVec>(acc, v[i].v);
+      }
+      continue;
+    }
     Inner in = Sem::inner_identity();
 #pragma unroll
     for (unsigned i = 0; i < kLoads; ++i) {
