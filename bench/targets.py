@@ -10,7 +10,8 @@ Columns, each the worst value over the sizes named ('!' marks a figure that miss
                   batch mode: >= 2.0 (where CUB launches twice)
   xCUB 2^22       at n = 2^22, cold mode: >= 1.15 for int32 and float sums, >= 1.1 otherwise
   %ceil>=2^26     % of the read ceiling for n >= 2^26, cold mode: >= 97
-  %limit max      the largest % of the limit (the mode's empty launch + bytes / read ceiling):
+  %limit max      the largest % of the limit (the mode's empty launch + bytes / the row's ceiling:
+                  the L2's for batch and sync rows whose input fits in L2, else the read ceiling):
                   at or below 100 up to the run's noise (> 105 is marked)
   det/nondet      deterministic / nondeterministic time, worst n (the order costs nothing: about 1.00)
 Python's standard library only. Also reads the JSON of earlier versions (l2 flushed/warm rows).

@@ -132,7 +132,8 @@ struct Row {
   double gb_per_s = 0;            // bytes / median
   double pct_of_read_ceiling = 0; // gb_per_s / read ceiling
   double empty_launch_us = 0;     // the floor of this row's mode, measured in this run
-  double limit_us = 0;            // empty_launch_us + bytes / read ceiling
+  double limit_ceiling_gbs = 0;   // the ceiling its limit reads at: L2's when its input stays in L2
+  double limit_us = 0;            // empty_launch_us + bytes / limit_ceiling_gbs
   double pct_of_limit = 0;        // limit_us / us_median
   double ratio_to_cub = 0;        // CUB's median / this median, same case, n and mode
   std::string result, expected;   // the value returned and the reference, printed exactly
@@ -148,6 +149,10 @@ struct Report {
   nlohmann::json device;          // lab's device fields (+ cuda_versions), or the CPU's
   std::string versions;           // "CUDA runtime 13.0, driver 13.0"
   double read_ceiling_gbs = 0;
+  // Reads that hit in L2, and the L2's size: batch and sync rows leave their input in L2 from one
+  // call to the next, so those that fit are held to this ceiling instead (0: not measured).
+  double l2_read_ceiling_gbs = 0;
+  std::size_t l2_bytes = 0;
   std::map<Mode, double> empty_launch_us;  // each mode's floor: an empty launch timed in that mode
   Plan plan;
   std::vector<Row> rows;
@@ -173,6 +178,9 @@ double limit_us(std::size_t bytes, double empty_launch_us, double read_ceiling_g
 // limit_us as a percentage of the measured time (at or below 100 up to the run's noise); 0 when
 // either is unknown.
 double pct_of_limit(double limit_us, double us_median);
+// The ceiling a row's limit reads at: the L2's for batch and sync rows whose input fits in L2
+// (their input is still there from the call before), the read ceiling otherwise.
+double limit_ceiling_gbs(const Report& report, Mode mode, std::size_t bytes);
 // Fills the derived columns of every row (GB/s, % of ceiling, its mode's floor, limit, % of
 // limit, ratio to CUB in the same mode) from the medians and the report's floors.
 void derive(Report& report);

@@ -74,6 +74,7 @@ nlohmann::json to_json(const Report& r) {
                     {"gb_per_s", x.gb_per_s},
                     {"pct_of_read_ceiling", x.pct_of_read_ceiling},
                     {"empty_launch_us", x.empty_launch_us},
+                    {"limit_ceiling_gb_per_s", x.limit_ceiling_gbs},
                     {"limit_us", x.limit_us},
                     {"pct_of_limit", x.pct_of_limit},
                     {"ratio_to_cub", x.ratio_to_cub},
@@ -110,6 +111,7 @@ nlohmann::json to_json(const Report& r) {
           {"device", device},
           {"params", params(r)},
           {"read_ceiling_gb_per_s", r.read_ceiling_gbs},
+          {"l2_read_ceiling_gb_per_s", r.l2_read_ceiling_gbs},
           {"modes", modes},
           {"sizes", r.plan.sizes},
           {"cases", cases},
@@ -164,7 +166,7 @@ void print(const Report& r, Format f, std::ostream& out) {
   if (f == Format::csv) {
     std::vector<std::string> h = {"impl", "dtype", "op", "n", "bytes", "mode", "calls", "repeats", "median_us",
                                   "min_us", "max_us", "p25_us", "p75_us", "gb_per_s", "pct_of_read_ceiling",
-                                  "empty_launch_us", "limit_us", "pct_of_limit", "ratio_to_cub", "result", "expected",
+                                  "empty_launch_us", "limit_ceiling_gb_per_s", "limit_us", "pct_of_limit", "ratio_to_cub", "result", "expected",
                                   "check", "status", "verified", "note"};
     std::vector<std::vector<std::string>> rows;
     auto g = [](double v) { return fmt::format("{:.6g}", v); };
@@ -172,7 +174,7 @@ void print(const Report& r, Format f, std::ostream& out) {
       rows.push_back({std::string(name(x.impl)), std::string(name(x.c.elem)), std::string(core::name(x.c.op)),
                       std::to_string(x.n), std::to_string(x.bytes), mode_text(x), std::to_string(x.calls),
                       std::to_string(x.repeats), g(x.us_median), g(x.us_min), g(x.us_max), g(x.us_p25), g(x.us_p75),
-                      g(x.gb_per_s), g(x.pct_of_read_ceiling), g(x.empty_launch_us), g(x.limit_us), g(x.pct_of_limit),
+                      g(x.gb_per_s), g(x.pct_of_read_ceiling), g(x.empty_launch_us), g(x.limit_ceiling_gbs), g(x.limit_us), g(x.pct_of_limit),
                       g(x.ratio_to_cub), x.result, x.expected, x.check, x.status, x.verified ? "true" : "false", x.note});
     print_csv(h, rows, out);
     return;
@@ -188,7 +190,11 @@ void print(const Report& r, Format f, std::ostream& out) {
     out << fmt::format("reducelab bench | device: {} (sm_{}), {} SMs, L2 {}, {} | backend cuda\n", r.device_name,
                        d.value("compute_capability", std::string("?")), d.value("sm_count", 0),
                        bytes_text(d.value("l2_bytes", std::size_t(0))), r.versions);
-    out << fmt::format("read ceiling {:.0f} GB/s (read-only kernel, 16-byte loads, 1 GiB, median)\n", r.read_ceiling_gbs);
+    out << fmt::format("read ceiling {:.0f} GB/s (read-only kernels, 16-byte loads, 1 GiB, the better median of two)\n", r.read_ceiling_gbs);
+    if (r.l2_read_ceiling_gbs > 0)
+      out << fmt::format("L2 read ceiling {:.0f} GB/s (the same loads over half the L2, 20 passes in one launch, median): "
+                         "the ceiling of batch and sync rows whose input fits in L2\n",
+                         r.l2_read_ceiling_gbs);
     out << fmt::format("{} repeats per row after a verified warm-up: median us per call and min-max. Timing modes, each "
                        "with its floor (an empty launch timed in that mode, median):\n",
                        r.plan.repeats);
@@ -197,7 +203,7 @@ void print(const Report& r, Format f, std::ostream& out) {
       out << fmt::format("  {:<5}  empty launch {} us: {}\n", name(m),
                          us_text(fl == r.empty_launch_us.end() ? 0 : fl->second), describe(m));
     }
-    out << "%ceiling = GB/s / read ceiling; %limit = (the mode's empty launch + bytes / read ceiling) / time; "
+    out << "%ceiling = GB/s / read ceiling; %limit = (the mode's empty launch + bytes / the row's ceiling) / time; "
            "vs CUB = CUB's time / this time, same mode\n";
   }
   for (const auto& c : r.plan.cases) {

@@ -63,6 +63,9 @@ class Device {
   // Bandwidth of a read-only kernel with 16-byte loads over a buffer far larger than L2,
   // measured once per process (median of repeats); 0 where it means nothing (simt).
   virtual double read_ceiling_gbs() = 0;
+  // Bandwidth of reads that hit in L2 (a buffer of half the L2's size, read again and again), for
+  // timings that leave their input in L2; 0 where it means nothing (simt).
+  virtual double l2_read_ceiling_gbs() { return 0; }
   // The pointer chase's DRAM and L2 latency (lab/latency.hpp), measured once per device; empty
   // where there is no memory latency to measure (simt).
   virtual std::optional<MemoryLatency> memory_latency() { return std::nullopt; }

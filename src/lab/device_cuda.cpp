@@ -125,6 +125,11 @@ class CudaDevice final : public Device {
     return ceiling_;
   }
 
+  double l2_read_ceiling_gbs() override {
+    if (l2_ceiling_ == 0) l2_ceiling_ = measure_l2_read_ceiling_gbs(*this);
+    return l2_ceiling_;
+  }
+
   std::optional<MemoryLatency> memory_latency() override {
     if (!latency_) latency_ = measure_memory_latency(*this);
     return latency_;
@@ -136,7 +141,7 @@ class CudaDevice final : public Device {
   void* flush_ = nullptr;
   unsigned char flush_value_ = 0;
   std::optional<MemoryLatency> latency_;
-  double ceiling_ = 0;
+  double ceiling_ = 0, l2_ceiling_ = 0;
 };
 
 }  // namespace

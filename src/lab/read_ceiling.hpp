@@ -2,9 +2,14 @@
 #include <cstddef>
 namespace rl::lab {
 class Device;
-// Median GB/s of a read-only kernel (16-byte loads, grid-stride, several loads in flight) over
-// a buffer far larger than L2: the most a reduction can read per second on this GPU.
+// Median GB/s of read-only kernels (16-byte loads, several in flight) over a buffer far larger
+// than L2, the better of two ways of reading (grid-stride, and contiguous 16 KiB units): the most
+// a reduction can read per second on this GPU.
 double measure_read_ceiling_gbs(Device& device);
+// Median GB/s of the same loads over a buffer of half the L2's size that the kernel reads again
+// and again, one launch for all the passes, bypassing L1 (ld.global.cg): the most a reduction
+// whose input is already in L2 (batch and sync timings of inputs that fit) can read per second.
+double measure_l2_read_ceiling_gbs(Device& device);
 // Reads `bytes` of device memory at `data` on the device's stream. Reading a buffer twice the
 // L2's size evicts everything else and leaves only clean lines behind, so the next kernel pays
 // for its own misses and for no write-back (a memset would leave the L2 full of dirty lines that

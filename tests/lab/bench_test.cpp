@@ -221,6 +221,34 @@ b::Report synthetic() {
   return r;
 }
 
+// Batch and sync calls find their input in L2 from the call before: where it fits, their limit
+// reads at the L2's ceiling; cold rows, and inputs larger than the L2, at the read ceiling.
+TEST(BenchLimit, WarmRowsThatFitInL2AreHeldToTheL2Ceiling) {
+  b::Report r;
+  r.read_ceiling_gbs = 3000;
+  r.l2_read_ceiling_gbs = 6000;
+  r.l2_bytes = 50 << 20;
+  EXPECT_EQ(b::limit_ceiling_gbs(r, b::Mode::cold, 16 << 20), 3000);
+  EXPECT_EQ(b::limit_ceiling_gbs(r, b::Mode::batch, 16 << 20), 6000);
+  EXPECT_EQ(b::limit_ceiling_gbs(r, b::Mode::sync, 50 << 20), 6000);
+  EXPECT_EQ(b::limit_ceiling_gbs(r, b::Mode::batch, (50 << 20) + 1), 3000);
+  r.l2_read_ceiling_gbs = 0;  // not measured: the read ceiling
+  EXPECT_EQ(b::limit_ceiling_gbs(r, b::Mode::batch, 16 << 20), 3000);
+
+  // 12 MB at 6000 GB/s take 2 us; batch floor 2.5 us -> limit 4.5 us; a 5 us batch call: 90%.
+  r.l2_read_ceiling_gbs = 6000;
+  r.empty_launch_us = {{b::Mode::cold, 3}, {b::Mode::batch, 2.5}};
+  b::Row cold = row(b::impl("reducelab"), b::Mode::cold, 9), batch = row(b::impl("reducelab"), b::Mode::batch, 5);
+  cold.bytes = batch.bytes = 12'000'000;
+  r.rows = {cold, batch};
+  b::derive(r);
+  EXPECT_DOUBLE_EQ(r.rows[0].limit_ceiling_gbs, 3000);
+  EXPECT_DOUBLE_EQ(r.rows[0].limit_us, 3 + 4);  // 12 MB at 3000 GB/s: 4 us
+  EXPECT_DOUBLE_EQ(r.rows[1].limit_ceiling_gbs, 6000);
+  EXPECT_DOUBLE_EQ(r.rows[1].limit_us, 4.5);
+  EXPECT_DOUBLE_EQ(r.rows[1].pct_of_limit, 90);
+}
+
 TEST(BenchDerive, ColumnsComeFromTheMediansAndTheFloors) {
   const auto r = synthetic();
   const auto& cub = r.rows[0];
@@ -246,8 +274,8 @@ TEST(BenchDerive, ColumnsComeFromTheMediansAndTheFloors) {
 
 TEST(BenchJson, FieldsAreStable) {
   const auto j = b::to_json(synthetic());
-  for (const char* key : {"command", "reducelab_version", "device", "params", "read_ceiling_gb_per_s", "modes",
-                          "sizes", "cases", "impls", "notes", "skipped", "summary", "all_verified", "rows"})
+  for (const char* key : {"command", "reducelab_version", "device", "params", "read_ceiling_gb_per_s", "l2_read_ceiling_gb_per_s",
+                          "modes", "sizes", "cases", "impls", "notes", "skipped", "summary", "all_verified", "rows"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["command"], "bench");
   EXPECT_EQ(j["device"]["name"], "Test GPU");
@@ -263,7 +291,7 @@ TEST(BenchJson, FieldsAreStable) {
   ASSERT_EQ(j["rows"].size(), 5u);
   for (const char* key : {"impl", "dtype", "op", "n", "bytes", "mode", "calls", "repeats", "median_us", "min_us",
                           "max_us", "p25_us", "p75_us", "gb_per_s", "pct_of_read_ceiling", "empty_launch_us",
-                          "limit_us", "pct_of_limit", "ratio_to_cub", "result", "expected", "check", "status",
+                          "limit_ceiling_gb_per_s", "limit_us", "pct_of_limit", "ratio_to_cub", "result", "expected", "check", "status",
                           "verified", "note"})
     EXPECT_TRUE(j["rows"][1].contains(key)) << key;
   EXPECT_EQ(j["rows"][1]["impl"], "reducelab");
