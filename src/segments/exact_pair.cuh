@@ -92,19 +92,7 @@ RL_HD_INLINE void window_add_batch(WindowSum& w, const T* v) {
   if constexpr (is_half_like<T> && N % 2 == 0) {
     std::uint32_t word[N / 2];
     memcpy(word, v, sizeof word);
-    std::uint32_t most2 = 0, least2 = 0xffffffffu;
-#pragma unroll
-    for (unsigned k = 0; k < N / 2; ++k) {
-      const std::uint32_t m = word[k] & 0x7fff7fffu;
-      most2 = max_u16x2(most2, m);
-      if constexpr (kLeast) least2 = min_u16x2(least2, sub_u16x2(m, 0x00010001u));
-    }
-    const std::uint32_t most = max_u16x2(most2, most2 >> 16) & 0xffffu;
-    w.most = most > w.most ? most : w.most;
-    if constexpr (kLeast) {
-      const std::uint32_t least = min_u16x2(least2, least2 >> 16 | 0xffff0000u) & 0xffffu;
-      if (least != 0xffffu && least < w.least) w.least = least;  // 0xffff: zeros only
-    }
+    magnitude_range16<N / 2, kLeast>(word, &w.most, &w.least);
 #pragma unroll
     for (unsigned j = 0; j < N; ++j) w.s += static_cast<double>(widen(v[j]));
   } else {

@@ -178,23 +178,9 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     if constexpr (is_half_like<T>) {
       // Two elements per 32-bit word, with the 16x2 SIMD min/max: bf16 was integer-bound with one
       // element at a time (H100, 2^30: 794 us against half's 697). Half needs only the maximum.
-      std::uint32_t most2 = 0, least2 = 0xffffffffu;
-#pragma unroll
-      for (unsigned i = 0; i < kItems; ++i) {
-        std::uint32_t w[4];
-        memcpy(w, &v[i], sizeof w);
-#pragma unroll
-        for (unsigned k = 0; k < 4; ++k) {
-          const std::uint32_t m = w[k] & 0x7fff7fffu;
-          most2 = max_u16x2(most2, m);
-          if constexpr (std::is_same_v<T, bfloat16>) least2 = min_u16x2(least2, sub_u16x2(m, 0x00010001u));
-        }
-      }
-      most = max_u16x2(most2, most2 >> 16) & 0xffffu;
-      if constexpr (std::is_same_v<T, bfloat16>) {
-        least = min_u16x2(least2, least2 >> 16 | 0xffff0000u) & 0xffffu;
-        least = least == 0xffffu ? 0xffffffffu : least;
-      }
+      std::uint32_t w[kItems * 4];
+      memcpy(w, v, sizeof w);
+      magnitude_range16<kItems * 4, std::is_same_v<T, bfloat16>>(w, &most, &least);
     } else {
 #pragma unroll
       for (unsigned i = 0; i < kItems; ++i)

@@ -590,6 +590,27 @@ RL_HD_INLINE std::uint32_t sub_u16x2(std::uint32_t a, std::uint32_t b) {
 #endif
 }
 
+// The magnitude range of kWords 32-bit words of 16-bit floats, two per word, with the 16x2 max and
+// min: the largest magnitude in *most and, with kLeast, the smallest non-zero one minus one in
+// *least (0xffffffff when every element is a zero). Both are left alone as far as the words do not
+// lower or raise them, so a caller can fold several batches into one range.
+template <unsigned kWords, bool kLeast>
+RL_HD_INLINE void magnitude_range16(const std::uint32_t* word, std::uint32_t* most, std::uint32_t* least) {
+  std::uint32_t most2 = 0, least2 = 0xffffffffu;
+#pragma unroll
+  for (unsigned k = 0; k < kWords; ++k) {
+    const std::uint32_t m = word[k] & 0x7fff7fffu;
+    most2 = max_u16x2(most2, m);
+    if constexpr (kLeast) least2 = min_u16x2(least2, sub_u16x2(m, 0x00010001u));  // zeros wrap to 0xffff
+  }
+  const std::uint32_t hi = max_u16x2(most2, most2 >> 16) & 0xffffu;
+  *most = hi > *most ? hi : *most;
+  if constexpr (kLeast) {
+    const std::uint32_t lo = min_u16x2(least2, least2 >> 16 | 0xffff0000u) & 0xffffu;
+    if (lo != 0xffffu && lo < *least) *least = lo;
+  }
+}
+
 // Whether a tile's elements, summed one by one in double, give every partial sum exactly:
 // m elements (m <= 2^log2m) that are multiples of 2^(emin - bias - mantissa + 1) and below
 // 2^(emax - bias + 1) sum below 2^53 units of that grid when log2m + emax - emin <= 53 - mantissa.
