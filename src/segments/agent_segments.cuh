@@ -391,6 +391,74 @@ inline bool columns_fit(const Pieces& p) {
   return Sem::order_free && !p.offsets && p.stride > 1 && p.length > Shape<T>::kVec;
 }
 
+// ---- Min and max of 16-bit float columns, two columns to a lane --------------------------------
+// A lane of reduceColumns reads one element of each row, so a warp takes 64 bytes of a row per
+// load for 16-bit elements. Read that way a 16384 x 16384 matrix of 2-byte elements came in at 66 %
+// of the read ceiling on an H100, at 4 bytes a lane 92 %, at 16 bytes 99 % (bench/columns_probe):
+// the 64-byte pieces of rows 32 KiB apart cost the DRAM more than the bytes. So the min and max of
+// half and bfloat16 columns read the matrix as 32-bit words, two neighbouring columns a word, and
+// run reduceColumns over the words with PairExtremum: both columns' order keys in one word (as
+// Extremum::absorb_batch makes them), their largest and smallest keys kept with the 16x2 max and
+// min. A NaN's key lies beyond the infinities' keys, so the two extremes also tell whether a column
+// saw one. The results are Extremum's, bit for bit.
+template <class T>
+struct ColumnPair {
+  T v[2];
+};
+
+template <class T, bool kMax>
+  requires is_half_like<T>
+struct PairExtremum {
+  using Acc = std::uint64_t;  // the largest keys of the word's two columns (low half), the smallest (high half)
+  using Inner = Acc;
+  using Out = ColumnPair<T>;
+  static constexpr bool order_free = true;
+  static constexpr bool has_atomic_combine = false;
+  RL_HD_INLINE static Acc pack(std::uint32_t most, std::uint32_t least) { return std::uint64_t(least) << 32 | most; }
+  RL_HD_INLINE static Acc identity() { return pack(0x80008000u, 0x7fff7fffu); }
+  RL_HD_INLINE static Inner inner_identity() { return identity(); }
+  RL_HD_INLINE static Inner lift(std::uint32_t w, std::uint64_t) {
+    const std::uint32_t k = w ^ (((w >> 15) & 0x00010001u) * 0x7fffu);  // key_of in each half
+    return pack(k, k);
+  }
+  RL_HD_INLINE static Acc combine(Acc a, Acc b) {
+    return pack(extreme_s16x2<true>(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)),
+                extreme_s16x2<false>(static_cast<std::uint32_t>(a >> 32), static_cast<std::uint32_t>(b >> 32)));
+  }
+  RL_HD_INLINE static Acc inner_combine(Acc a, Acc b) { return combine(a, b); }
+  RL_HD_INLINE static Acc absorb(Acc a, Acc b) { return combine(a, b); }
+  RL_HD_INLINE static Out finish(Acc a, std::uint64_t) {
+    using Key = typename order_key<T>::type;
+    Out o;
+    for (unsigned j = 0; j < 2; ++j) {
+      const Key hi = static_cast<std::int16_t>(static_cast<std::uint32_t>(a) >> (16 * j));
+      const Key lo = static_cast<std::int16_t>(static_cast<std::uint32_t>(a >> 32) >> (16 * j));
+      const bool nan = hi > key_of(positive_infinity<T>()) || lo < key_of(negative_infinity<T>());
+      o.v[j] = nan ? canonical_nan<T>() : value_of_key<T>(kMax ? hi : lo);
+    }
+    return o;
+  }
+};
+
+// The min or max of half or bfloat16 (Op) along axis 0, when the columns pair up into aligned
+// 32-bit words: an even count of columns, an even pitch, the input 4-byte aligned.
+template <class T, class Op>
+inline constexpr bool pair_columns_v =
+    is_half_like<T> && (std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max>);
+template <class T, class Op>
+using pair_columns_t = PairExtremum<T, std::is_same_v<Op, op::max>>;
+inline bool pair_columns_fit(const void* input, const Pieces& p) {
+  return p.count % 2 == 0 && p.stride % 2 == 0 && reinterpret_cast<std::uintptr_t>(input) % 4 == 0;
+}
+// The same columns as words: half as many, the pitch in words.
+inline Pieces pair_column_pieces(const Pieces& p) {
+  Pieces w = p;
+  w.count = p.count / 2;
+  w.stride = p.stride / 2;
+  w.elements = p.elements / 2;
+  return w;
+}
+
 // The fold of partials[b * width] over bands b = slice, slice + slices, ... < bands, four loads in
 // flight. Out of line: inlined, its registers pushed the exact sums' main loop into spills.
 template <class Sem>

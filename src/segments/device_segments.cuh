@@ -65,7 +65,24 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   Pieces launched = pieces;
   const PiecePlan plan = plan_pieces<T, Sem>(&launched);
   if constexpr (Sem::order_free) {
-    if (plan.columns) {  // columns read coalesced (agent_segments.cuh)
+    bool paired = false;  // half/bf16 min and max: two columns to a lane (agent_segments.cuh)
+    if constexpr (pair_columns_v<T, Op>) {
+      if (plan.columns && pair_columns_fit(input, pieces)) {
+        paired = true;
+        using P = pair_columns_t<T, Op>;
+        const Pieces words = pair_column_pieces(pieces);
+        std::uint64_t held = 0;
+        if (Status s = blocks_held<reduceColumns<std::uint32_t, P>>(device, sms, &held); !s) return s;
+        const ColumnShape shape = column_shape(words, std::min<std::uint64_t>(2 * held, kColumnJobs), held * kWarps);
+        const unsigned grid = pieces_grid(options, held, column_blocks(shape));
+        reduceColumns<std::uint32_t, P><<<grid, kThreads, 0, stream>>>(
+            reinterpret_cast<const std::uint32_t*>(input), shape, static_cast<typename P::Acc*>(ws.pieces),
+            ws.piece_tickets, reinterpret_cast<typename P::Out*>(output), redo);
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return cuda_status(e, "launching reduceColumns (column pairs)");
+      }
+    }
+    if (plan.columns && !paired) {  // columns read coalesced (agent_segments.cuh)
       static_assert(kColumnJobs <= kPieceTickets, "the workspace holds a launch's column partials");
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceColumns<T, Sem>>(device, sms, &held); !s) return s;

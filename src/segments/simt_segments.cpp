@@ -68,7 +68,23 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     return dim3(grid != 0 ? grid : static_cast<unsigned>(std::clamp<std::uint64_t>(wanted, 1, 16)));
   };
   if constexpr (Sem::order_free) {
-    if (plan.columns) {
+    bool paired = false;  // as on the GPU (device_segments.cuh)
+    if constexpr (pair_columns_v<T, Op>) {
+      if (plan.columns && pair_columns_fit(in, pieces)) {
+        paired = true;
+        using P = pair_columns_t<T, Op>;
+        DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(typename P::Acc));
+        poison(partials.get(), kColumnJobs * 32 * sizeof(typename P::Acc));
+        DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
+        const ColumnShape shape = column_shape(pair_column_pieces(pieces), 48, 32);
+        cfg.grid = grid_for(column_blocks(shape));
+        cfg.name = "reduceColumns";
+        rl::launch(reduceColumns<std::uint32_t, P>, cfg, reinterpret_cast<const std::uint32_t*>(in), shape,
+                   static_cast<typename P::Acc*>(partials.get()), static_cast<unsigned*>(tickets.get()),
+                   reinterpret_cast<typename P::Out*>(out), redo);
+      }
+    }
+    if (plan.columns && !paired) {
       DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(Acc));
       poison(partials.get(), kColumnJobs * 32 * sizeof(Acc));
       DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));

@@ -102,6 +102,44 @@ TYPED_TEST(SegmentsGpu, AxesHaveTheCpuBitsForEveryGridAndAlignment) {
   });
 }
 
+// Half and bfloat16 column minima and maxima, two columns a word where they pair up (the banded
+// and the warp-per-group shapes, a pitch, an odd count and a misaligned input that do not pair):
+// special values in one column of a word and not the other, every grid, against the CPU backend.
+template <class T>
+void expect_special_columns_on_gpu() {
+  const std::vector<Matrix> ms{{300, 16, 0}, {4100, 64, 0}, {200, 33, 0}, {20, 1040, 1042}, {9, 1 << 20, 0}};
+  for (const Matrix m : ms) {
+    const auto x = special_columns<T>(m, 11 + m.cols);
+    auto check = [&](auto op, const char* name) {
+      using R = result_t<T, decltype(op)>;
+      std::vector<R> want(m.cols);
+      ASSERT_TRUE(cpu::reduce_axis(x.data(), m, 0, op, want.data()).ok());
+      for (unsigned offset : {0u, 1u}) {
+        DeviceBuffer<T> d(x.data(), x.size(), offset);
+        for (unsigned grid : {0u, 1u, 7u}) {
+          const auto init = poison<R>(m.cols);
+          DeviceBuffer<R> out(init.data(), m.cols);
+          Options o;
+          o.grid = grid;
+          const Status st = reduce_axis(d.data, m, 0, op, out.data, nullptr, o);
+          ASSERT_TRUE(st.ok()) << st.message();
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          expect_same(out.read(m.cols), want,
+                      type_name<T>() + " " + name + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
+                          " grid " + std::to_string(grid) + " offset " + std::to_string(offset));
+        }
+      }
+    };
+    check(op::max{}, "max");
+    check(op::min{}, "min");
+  }
+}
+TEST(SegmentsGpu, HalfColumnExtremaTwoToALaneSeeNaNsInfinitiesAndSignedZeros) {
+  REQUIRE_GPU();
+  expect_special_columns_on_gpu<half>();
+  expect_special_columns_on_gpu<bfloat16>();
+}
+
 TYPED_TEST(SegmentsGpu, SegmentsHaveTheCpuBits) {
   REQUIRE_GPU();
   using T = TypeParam;

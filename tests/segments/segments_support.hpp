@@ -87,6 +87,34 @@ void expect_same(const std::vector<R>& got, const std::vector<R>& want, const st
                                             << show(want[i]);
 }
 
+// A matrix of half or bfloat16 (m.cols >= 12) whose column minima and maxima turn on special
+// values planted in one column of a two-column word and not the other: a quiet NaN mid-column
+// (column 2), a negative NaN in the last row (5), +inf (6), -inf in the last row (7), +0 with -0
+// in two rows (8), -0 only (9), a signalling NaN in the first row (10), and a quiet NaN in the
+// last column's last row.
+template <class T>
+std::vector<T> special_columns(Matrix m, std::uint64_t seed) {
+  const bool is_half = std::is_same_v<T, half>;
+  const auto bits = [](std::uint16_t b) {
+    T t;
+    t.bits = b;
+    return t;
+  };
+  const std::uint64_t pitch = m.pitch ? m.pitch : m.cols, last = m.rows - 1;
+  std::vector<T> x = random_input<T>(m.rows * pitch, seed);
+  const auto at = [&](std::uint64_t r, std::uint64_t c) -> T& { return x[r * pitch + c]; };
+  at(m.rows / 2, 2) = bits(is_half ? 0x7e00 : 0x7fc0);
+  at(last, 5) = bits(is_half ? 0xfe00 : 0xffc0);
+  at(3 % m.rows, 6) = bits(is_half ? 0x7c00 : 0x7f80);
+  at(last, 7) = bits(is_half ? 0xfc00 : 0xff80);
+  for (std::uint64_t r = 0; r < m.rows; ++r) at(r, 8) = bits(0x0000), at(r, 9) = bits(0x8000);
+  at(1 % m.rows, 8) = bits(0x8000);
+  at(last, 8) = bits(0x8000);
+  at(0, 10) = bits(is_half ? 0x7c01 : 0x7f81);
+  at(last, m.cols - 1) = bits(is_half ? 0x7e00 : 0x7fc0);
+  return x;
+}
+
 template <class F>
 void for_each_op(F&& f) {
   f(op::sum{}), f(op::prod{}), f(op::min{}), f(op::max{}), f(op::mean{}), f(op::argmin{}), f(op::argmax{});

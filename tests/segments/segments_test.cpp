@@ -246,6 +246,30 @@ TYPED_TEST(SegmentsSimt, ColumnsInBandsHaveTheCpuBits) {
   expect_simt_axis_has_cpu_bits<T>(ms, 0, 1, 7);
 }
 
+// The min and max of half and bfloat16 columns read two columns a word (PairExtremum) where the
+// columns pair up: special values in one column of a word and not the other, in bands, in a warp
+// per group of words (the last shape), with a pitch; an odd column count and a misaligned input
+// take the one-column kernel. Every result against the CPU backend.
+template <class T>
+void expect_special_columns_match_cpu() {
+  const std::vector<Matrix> ms{{300, 16, 0}, {2100, 64, 0}, {200, 33, 0}, {20, 1040, 1042}, {9, 2048, 0}};
+  for (const Matrix m : ms) {
+    const auto x = special_columns<T>(m, 11 + m.cols);
+    for (unsigned offset : {0u, 1u}) {
+      const std::string what = type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
+                               " offset " + std::to_string(offset);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::max{}, 0, offset), expected_axis(x, m, 0, op::max{}),
+                  what + " max");
+      expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::min{}, 0, offset), expected_axis(x, m, 0, op::min{}),
+                  what + " min");
+    }
+  }
+}
+TEST(SegmentsSimt, HalfColumnExtremaTwoToALaneSeeNaNsInfinitiesAndSignedZeros) {
+  expect_special_columns_match_cpu<half>();
+  expect_special_columns_match_cpu<bfloat16>();
+}
+
 // Rows up to one tile go to a warp each (reduceShortPieces): whole tiles, rows that do not start
 // on a 16-byte boundary, rows that end inside a vector, rows just past one warp's vectors.
 TYPED_TEST(SegmentsSimt, WarpPerRowHasTheBlockOrderUpToOneTile) {
