@@ -7,7 +7,8 @@
 // fixed order for the piece's length (reduce_order.hpp). Read by nvcc and by g++ (SIMT).
 //
 // Order-free (plan_pieces at the end of this file):
-//   reduceColumns      columns (axis 0): coalesced across neighbouring columns, rows in bands.
+//   reduceColumns      columns (axis 0): coalesced across neighbouring columns, rows in bands
+//                      (the min and max of 16-bit floats: two columns a lane, as words).
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
 //   reducePackedRows   exact float, half and bfloat16 sums of dense rows of 2, 4 or 8 elements
@@ -41,7 +42,8 @@
 //
 // Still slow: columns of floating-point products follow each column's fixed order, one element
 // per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
-// columns of 16-bit elements load 2 bytes a lane (64 bytes a warp); rows shorter than one
+// columns of 16-bit elements load 2 bytes a lane (64 bytes a warp) but for their min and max,
+// which read words of two columns (PairExtremum); rows shorter than one
 // 16-byte vector take one load each only when they are exactly 4 or 8 bytes (others, element by
 // element), unless they are exact sums of a dense matrix whose rows divide a vector
 // (reducePackedRows); exact double sums of rows longer than 256 elements merge TwoSum pairs.
