@@ -13,20 +13,32 @@
 namespace rl::lab {
 namespace {
 
-// Four independent 16-byte loads in flight per thread per iteration; the xor keeps the loads
-// alive, and the conditional store (never taken on this data) keeps the xor alive.
-__global__ void read_only(const int4* __restrict__ data, std::size_t count, int* sink) {
+// A 16-byte load through L1 (kL2Only false) or through L2 only (ld.global.cg).
+template <bool kL2Only>
+__device__ __forceinline__ int4 load16(const int4* p) {
+  if constexpr (kL2Only) return __ldcg(p);
+  else return __ldg(p);
+}
+
+// `passes` reads of the buffer, grid-stride, four independent 16-byte loads in flight per thread
+// per iteration; the xor keeps the loads alive, and the conditional store (never taken on this
+// data) keeps the xor alive. kL2Only for passes over a buffer held in L2: through L1, a block
+// would be served the lines it read in the pass before.
+template <bool kL2Only>
+__global__ void read_only(const int4* __restrict__ data, std::size_t count, int passes, int* sink) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   int acc = 0;
-  for (; i + 3 * stride < count; i += 4 * stride) {
-    const int4 a = __ldg(data + i), b = __ldg(data + i + stride);
-    const int4 c = __ldg(data + i + 2 * stride), d = __ldg(data + i + 3 * stride);
-    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
-  }
-  for (; i < count; i += stride) {
-    const int4 a = __ldg(data + i);
-    acc ^= a.x ^ a.y ^ a.z ^ a.w;
+  for (int pass = 0; pass < passes; ++pass) {
+    std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < count; i += 4 * stride) {
+      const int4 a = load16<kL2Only>(data + i), b = load16<kL2Only>(data + i + stride);
+      const int4 c = load16<kL2Only>(data + i + 2 * stride), d = load16<kL2Only>(data + i + 3 * stride);
+      acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+    }
+    for (; i < count; i += stride) {
+      const int4 a = load16<kL2Only>(data + i);
+      acc ^= a.x ^ a.y ^ a.z ^ a.w;
+    }
   }
   if (sink != nullptr && acc == 0x12345678) *sink = acc;
 }
@@ -47,31 +59,11 @@ __global__ void __launch_bounds__(256) read_units(const int4* __restrict__ data,
   if (sink != nullptr && acc == 0x12345678) *sink = acc;
 }
 
-// `passes` reads of the same buffer in one launch, through L2 only (the L1 would otherwise
-// serve a block the lines it read in the pass before).
-__global__ void read_l2(const int4* __restrict__ data, std::size_t count, int passes, int* sink) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  int acc = 0;
-  for (int pass = 0; pass < passes; ++pass) {
-    std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    for (; i + 3 * stride < count; i += 4 * stride) {
-      const int4 a = __ldcg(data + i), b = __ldcg(data + i + stride);
-      const int4 c = __ldcg(data + i + 2 * stride), d = __ldcg(data + i + 3 * stride);
-      acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
-    }
-    for (; i < count; i += stride) {
-      const int4 a = __ldcg(data + i);
-      acc ^= a.x ^ a.y ^ a.z ^ a.w;
-    }
-  }
-  if (sink != nullptr && acc == 0x12345678) *sink = acc;
-}
-
 }  // namespace
 
 void read_through(Device& device, const void* data, std::size_t bytes) {
-  read_only<<<device.info().sm_count * 4, 512, 0, static_cast<cudaStream_t>(device.stream())>>>(
-      static_cast<const int4*>(data), bytes / sizeof(int4), nullptr);
+  read_only<false><<<device.info().sm_count * 4, 512, 0, static_cast<cudaStream_t>(device.stream())>>>(
+      static_cast<const int4*>(data), bytes / sizeof(int4), 1, nullptr);
   RL_CUDA_CHECK(cudaGetLastError());  // the L2 flush kernel's launch
 }
 
@@ -97,7 +89,7 @@ double measure_read_ceiling_gbs(Device& device) {
     return gbs[gbs.size() / 2];
   };
   const double grid_stride = median_gbs([&] {
-    read_only<<<sms * 4, 512, 0, stream>>>(in, count, out);
+    read_only<false><<<sms * 4, 512, 0, stream>>>(in, count, 1, out);
     RL_CUDA_CHECK(cudaGetLastError());  // the read ceiling kernel's launch
   });
   const double units = median_gbs([&] {
@@ -121,8 +113,8 @@ double measure_l2_read_ceiling_gbs(Device& device) {
   std::vector<double> gbs;
   for (int rep = 0; rep < 12; ++rep) {
     const double ms = device.time_ms([&] {
-      read_l2<<<blocks, threads, 0, stream>>>(static_cast<const int4*>(data.get()), count, passes,
-                                              static_cast<int*>(sink.get()));
+      read_only<true><<<blocks, threads, 0, stream>>>(static_cast<const int4*>(data.get()), count, passes,
+                                                      static_cast<int*>(sink.get()));
       RL_CUDA_CHECK(cudaGetLastError());  // the L2 read ceiling kernel's launch
     });
     if (rep >= 2) gbs.push_back(static_cast<double>(bytes) * passes / (ms * 1e-3) / 1e9);  // the first two warm L2
