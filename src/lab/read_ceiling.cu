@@ -59,6 +59,17 @@ __global__ void __launch_bounds__(256) read_units(const int4* __restrict__ data,
   if (sink != nullptr && acc == 0x12345678) *sink = acc;
 }
 
+// The median GB/s of `launch` reading `bytes`, over 10 timings after 2 warm-ups.
+double median_gbs(Device& device, double bytes, const std::function<void()>& launch) {
+  std::vector<double> gbs;
+  for (int rep = 0; rep < 12; ++rep) {
+    const double ms = device.time_ms(launch);
+    if (rep >= 2) gbs.push_back(bytes / (ms * 1e-3) / 1e9);
+  }
+  std::sort(gbs.begin(), gbs.end());
+  return gbs[gbs.size() / 2];
+}
+
 }  // namespace
 
 void read_through(Device& device, const void* data, std::size_t bytes) {
@@ -79,20 +90,11 @@ double measure_read_ceiling_gbs(Device& device) {
   const auto* in = static_cast<const int4*>(data.get());
   auto* out = static_cast<int*>(sink.get());
   // The better median of two ways of reading: a ceiling below what a reduction reaches is none.
-  const auto median_gbs = [&](const std::function<void()>& launch) {
-    std::vector<double> gbs;
-    for (int rep = 0; rep < 12; ++rep) {
-      const double ms = device.time_ms(launch);
-      if (rep >= 2) gbs.push_back(bytes / (ms * 1e-3) / 1e9);  // first two are warm-up
-    }
-    std::sort(gbs.begin(), gbs.end());
-    return gbs[gbs.size() / 2];
-  };
-  const double grid_stride = median_gbs([&] {
+  const double grid_stride = median_gbs(device, static_cast<double>(bytes), [&] {
     read_only<false><<<sms * 4, 512, 0, stream>>>(in, count, 1, out);
     RL_CUDA_CHECK(cudaGetLastError());  // the read ceiling kernel's launch
   });
-  const double units = median_gbs([&] {
+  const double units = median_gbs(device, static_cast<double>(bytes), [&] {
     read_units<<<sms * 8, 256, 0, stream>>>(in, count, out);
     RL_CUDA_CHECK(cudaGetLastError());  // the read ceiling kernel's launch (units)
   });
@@ -106,21 +108,13 @@ double measure_l2_read_ceiling_gbs(Device& device) {
   const int passes = 20;  // one launch's fixed cost spread over 20 reads of the buffer
   Buffer data(device, bytes), sink(device, sizeof(int));
   device.fill(data.get(), 1, bytes);
-  const std::size_t count = bytes / sizeof(int4);
-  const int threads = 512;
-  const int blocks = device.info().sm_count * 4;
   auto stream = static_cast<cudaStream_t>(device.stream());
-  std::vector<double> gbs;
-  for (int rep = 0; rep < 12; ++rep) {
-    const double ms = device.time_ms([&] {
-      read_only<true><<<blocks, threads, 0, stream>>>(static_cast<const int4*>(data.get()), count, passes,
-                                                      static_cast<int*>(sink.get()));
-      RL_CUDA_CHECK(cudaGetLastError());  // the L2 read ceiling kernel's launch
-    });
-    if (rep >= 2) gbs.push_back(static_cast<double>(bytes) * passes / (ms * 1e-3) / 1e9);  // the first two warm L2
-  }
-  std::sort(gbs.begin(), gbs.end());
-  return gbs[gbs.size() / 2];
+  return median_gbs(device, static_cast<double>(bytes) * passes, [&] {  // the first two warm L2
+    read_only<true><<<device.info().sm_count * 4, 512, 0, stream>>>(static_cast<const int4*>(data.get()),
+                                                                   bytes / sizeof(int4), passes,
+                                                                   static_cast<int*>(sink.get()));
+    RL_CUDA_CHECK(cudaGetLastError());  // the L2 read ceiling kernel's launch
+  });
 }
 
 }  // namespace rl::lab
