@@ -420,7 +420,7 @@ struct PairExtremum {
   RL_HD_INLINE static Acc identity() { return pack(0x80008000u, 0x7fff7fffu); }
   RL_HD_INLINE static Inner inner_identity() { return identity(); }
   RL_HD_INLINE static Inner lift(std::uint32_t w, std::uint64_t) {
-    const std::uint32_t k = w ^ (((w >> 15) & 0x00010001u) * 0x7fffu);  // key_of in each half
+    const std::uint32_t k = keys16x2(w);
     return pack(k, k);
   }
   RL_HD_INLINE static Acc combine(Acc a, Acc b) {
@@ -429,14 +429,14 @@ struct PairExtremum {
   }
   RL_HD_INLINE static Acc inner_combine(Acc a, Acc b) { return combine(a, b); }
   RL_HD_INLINE static Acc absorb(Acc a, Acc b) { return combine(a, b); }
-  RL_HD_INLINE static Out finish(Acc a, std::uint64_t) {
-    using Key = typename order_key<T>::type;
+  RL_HD_INLINE static Out finish(Acc a, std::uint64_t n) {
+    using Column = Extremum<T, kMax>;
+    using Key = typename Column::Key;
     Out o;
     for (unsigned j = 0; j < 2; ++j) {
       const Key hi = static_cast<std::int16_t>(static_cast<std::uint32_t>(a) >> (16 * j));
       const Key lo = static_cast<std::int16_t>(static_cast<std::uint32_t>(a >> 32) >> (16 * j));
-      const bool nan = hi > key_of(positive_infinity<T>()) || lo < key_of(negative_infinity<T>());
-      o.v[j] = nan ? canonical_nan<T>() : value_of_key<T>(kMax ? hi : lo);
+      o.v[j] = Column::finish(Column::saw_nan(hi, lo) ? Column::nan_key() : kMax ? hi : lo, n);
     }
     return o;
   }

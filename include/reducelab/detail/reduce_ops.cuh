@@ -322,6 +322,10 @@ RL_HD_INLINE std::uint32_t extreme_s16x2(std::uint32_t a, std::uint32_t b) {
 #endif
 }
 
+// key_of of both 16-bit floats (half or bfloat16) of a word, each in its own half: four
+// integer operations for two elements.
+RL_HD_INLINE std::uint32_t keys16x2(std::uint32_t w) { return w ^ (((w >> 15) & 0x00010001u) * 0x7fffu); }
+
 template <class T, bool kMax>
 struct Extremum {
   using Key = std::conditional_t<is_floating<T>, typename order_key<T>::type, T>;
@@ -349,10 +353,17 @@ struct Extremum {
     if constexpr (is_floating<T>) return a == nan_key() ? canonical_nan<T>() : value_of_key<T>(a);
     else return a;
   }
+  // Whether the largest and smallest keys seen (straight from key_of, NaNs not lifted to
+  // nan_key) include a NaN's: a NaN's key lies beyond the infinities' (above +inf's for a
+  // positive NaN, below -inf's for a negative one).
+  RL_HD_INLINE static bool saw_nan(Key most, Key least)
+    requires is_floating<T>
+  {
+    return most > key_of(positive_infinity<T>()) || least < key_of(negative_infinity<T>());
+  }
   // N (even) half or bfloat16 elements at once, two per 32-bit word: both keys of a word come
   // from four integer operations, and the word's keys join the batch's largest and smallest with
-  // one 16x2 max and min. A NaN's key lies beyond the infinities' (above +inf's for a positive
-  // NaN, below -inf's for a negative one), so the two extremes also tell whether one was seen.
+  // one 16x2 max and min; the two extremes also tell whether a NaN was seen (saw_nan).
   // Elementwise, the same took a float conversion and a compare for the NaN test per element.
   template <unsigned N>
     requires(is_half_like<T> && N % 2 == 0)
@@ -361,14 +372,14 @@ struct Extremum {
 #pragma unroll
     for (unsigned j = 0; j < N; j += 2) {
       const std::uint32_t w = std::uint32_t(v[j].bits) | (std::uint32_t(v[j + 1].bits) << 16);
-      const std::uint32_t k = w ^ (((w >> 15) & 0x00010001u) * 0x7fffu);  // key_of in each half
+      const std::uint32_t k = keys16x2(w);
       most = extreme_s16x2<true>(most, k);
       least = extreme_s16x2<false>(least, k);
     }
     const auto lane = [](std::uint32_t x, int shift) { return static_cast<Key>(static_cast<std::int16_t>(x >> shift)); };
     const Key hi = lane(most, 0) > lane(most, 16) ? lane(most, 0) : lane(most, 16);
     const Key lo = lane(least, 0) < lane(least, 16) ? lane(least, 0) : lane(least, 16);
-    if (hi > key_of(positive_infinity<T>()) || lo < key_of(negative_infinity<T>())) return nan_key();
+    if (saw_nan(hi, lo)) return nan_key();
     return combine(acc, kMax ? hi : lo);
   }
 };
