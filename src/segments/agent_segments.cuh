@@ -8,7 +8,7 @@
 //
 // Order-free (plan_pieces at the end of this file):
 //   reduceColumns      columns (axis 0): coalesced across neighbouring columns, rows in bands
-//                      (the min and max of 16-bit floats: two columns a lane, as words).
+//                      (16-bit floats' min, max, sums and means: two columns a lane, as words).
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
 //   reducePackedRows   exact float, half and bfloat16 sums of dense rows of 2, 4 or 8 elements
@@ -42,8 +42,8 @@
 //
 // Still slow: columns of floating-point products follow each column's fixed order, one element
 // per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
-// columns of 16-bit elements load 2 bytes a lane (64 bytes a warp) but for their min and max,
-// which read words of two columns (PairExtremum); rows shorter than one
+// columns of 16-bit elements load 2 bytes a lane (64 bytes a warp) but for their min, max,
+// sums and means, which read words of two columns (PairExtremum, PairSum); rows shorter than one
 // 16-byte vector take one load each only when they are exactly 4 or 8 bytes (others, element by
 // element), unless they are exact sums of a dense matrix whose rows divide a vector
 // (reducePackedRows); exact double sums of rows longer than 256 elements merge TwoSum pairs.
@@ -358,7 +358,9 @@ inline constexpr std::uint64_t kColumnJobs = 2048;
 
 // `warps`: how many warps the launch keeps resident; with at least that many groups of 32
 // columns, a warp takes a whole group (every row) and writes its columns, with no block fold.
-inline ColumnShape column_shape(const Pieces& p, std::uint64_t target_jobs, std::uint64_t warps) {
+// `most_jobs`: the jobs whose partials the workspace holds (fewer for accumulators over 16 bytes).
+inline ColumnShape column_shape(const Pieces& p, std::uint64_t target_jobs, std::uint64_t warps,
+                                std::uint64_t most_jobs = kColumnJobs) {
   ColumnShape s;
   s.cols = p.count, s.rows = p.length, s.pitch = p.stride;
   s.width = static_cast<unsigned>(s.cols < 32 ? s.cols : 32);
@@ -373,7 +375,7 @@ inline ColumnShape column_shape(const Pieces& p, std::uint64_t target_jobs, std:
   std::uint64_t bands = s.groups >= target_jobs ? 1 : (target_jobs + s.groups - 1) / s.groups;
   const std::uint64_t most_by_rows = (s.rows + step - 1) / step;
   if (bands > most_by_rows) bands = most_by_rows;
-  if (bands > 1 && s.groups * bands > kColumnJobs) bands = kColumnJobs / s.groups;
+  if (bands > 1 && s.groups * bands > most_jobs) bands = most_jobs / s.groups;
   if (bands < 1) bands = 1;
   s.bands = bands;
   s.band_rows = (s.rows + bands - 1) / bands;
@@ -442,15 +444,133 @@ struct PairExtremum {
   }
 };
 
-// The min or max of half or bfloat16 (Op) along axis 0, when the columns pair up into aligned
-// 32-bit words: an even count of columns, an even pitch, the input 4-byte aligned.
+// ---- Exact sums and means of 16-bit float columns, two columns to a lane ----------------------
+// Read the same way for the same reason: a lane takes a word of two neighbouring columns per row
+// and folds each half in its own window and pair (two RunningFolds), so a warp reads 128 bytes of
+// a row per load. A pair that lost part of its sum lists its column, not the word, for the redo
+// (store_piece). Exact sums have one answer in any grouping: the bits are the one-column kernel's.
+template <class T, class Sem>
+  requires(is_half_like<T> && is_exact_pieces<Sem>::value)
+struct PairSum {
+  using Column = Sem;  // one column's semantics (store_piece lists lost columns with it)
+  struct Acc {
+    static constexpr bool kTwoPairs = true;  // loaded as four doubles (load_other_block)
+    typename Sem::Acc c[2];
+  };
+  using Inner = Acc;
+  using Out = ColumnPair<typename Sem::Out>;
+  static constexpr bool order_free = true;
+  static constexpr bool has_atomic_combine = false;
+  RL_HD_INLINE static Acc identity() { return Acc{{Sem::identity(), Sem::identity()}}; }
+  RL_HD_INLINE static Inner inner_identity() { return identity(); }
+  RL_HD_INLINE static Acc combine(Acc a, Acc b) { return Acc{{Sem::combine(a.c[0], b.c[0]), Sem::combine(a.c[1], b.c[1])}}; }
+  RL_HD_INLINE static Acc inner_combine(Acc a, Acc b) { return combine(a, b); }
+  RL_HD_INLINE static Acc absorb(Acc a, Acc b) { return combine(a, b); }
+  __device__ __forceinline__ static Out finish(Acc a, std::uint64_t n) { return Out{{finish_column(a.c[0], n), finish_column(a.c[1], n)}}; }
+  // One column's result, out of line: inlined twice, the mean's division took the kernel from 74
+  // to 94 registers.
+  __device__ __noinline__ static typename Sem::Out finish_column(typename Sem::Acc a, std::uint64_t n) {
+    return Sem::finish(a, n);
+  }
+};
+
+// A lane's fold of its words: RunningFold's window and pair for each column, the low halves (the
+// even column) and the high halves (the odd one) kept apart. The batch's magnitude ranges come
+// from the words themselves: the 16x2 max and min leave each column's in its own half. (Splitting
+// the words into two arrays of elements for two RunningFolds took 122 registers.)
+template <class T, class Sem>
+struct RunningFold<std::uint32_t, PairSum<T, Sem>> {
+  using Acc = typename PairSum<T, Sem>::Acc;
+  typename Sem::Acc acc[2] = {Sem::identity(), Sem::identity()};
+  WindowSum w[2] = {window_identity(), window_identity()};
+  int span = 0;
+
+  __device__ __forceinline__ explicit RunningFold(std::uint64_t most) : span(window_span<T>(most)) {}
+  template <unsigned N, class IndexOf>
+  __device__ __forceinline__ void take(const std::uint32_t* word, IndexOf) {
+    std::uint32_t most2 = 0, least2 = 0xffffffffu;
+    double s[2] = {-0.0, -0.0};
+#pragma unroll
+    for (unsigned k = 0; k < N; ++k) {
+      const std::uint32_t m = word[k] & 0x7fff7fffu;
+      most2 = max_u16x2(most2, m);
+      least2 = min_u16x2(least2, sub_u16x2(m, 0x00010001u));  // zeros wrap to 0xffff
+#pragma unroll
+      for (unsigned j = 0; j < 2; ++j) s[j] += static_cast<double>(widen(element(word[k], j)));
+    }
+#pragma unroll
+    for (unsigned j = 0; j < 2; ++j) {
+      const std::uint32_t least = least2 >> (16 * j) & 0xffffu;
+      const WindowSum batch{s[j], most2 >> (16 * j) & 0xffffu, least == 0xffffu ? 0xffffffffu : least};
+      const WindowSum both = window_merge(w[j], batch);
+      if (window_fits<T>(both, span)) {
+        w[j] = both;
+        continue;
+      }
+      flush(j);
+      if (window_fits<T>(batch, span)) {
+        w[j] = batch;
+        continue;
+      }
+#pragma unroll
+      for (unsigned k = 0; k < N; ++k) acc[j] = add_one(acc[j], element(word[k], j));
+    }
+  }
+  __device__ __forceinline__ void take_one(std::uint32_t word, std::uint64_t index) {
+    take<1>(&word, [&](unsigned) { return index; });
+  }
+  __device__ __forceinline__ Acc result() {
+    flush(0);
+    flush(1);
+    return Acc{{acc[0], acc[1]}};
+  }
+
+ private:
+  RL_HD_INLINE static T element(std::uint32_t word, unsigned j) {
+    T x;
+    x.bits = static_cast<std::uint16_t>(word >> (16 * j));
+    return x;
+  }
+  // The rare path (a wide exponent range, an infinity or NaN): one element into the pair, out of
+  // line; inlined, sixteen copies of the pair's addition took the kernel from 77 to 128 registers.
+  __device__ __noinline__ static typename Sem::Acc add_one(typename Sem::Acc a, T x) {
+    return Sem::combine(a, Sem::lift(x, 0));
+  }
+  __device__ __forceinline__ void flush(unsigned j) {
+    // As RunningFold's: nothing to hand over only while the sum is -0.
+    if (bits_of_double(w[j].s) != 0x8000000000000000ull) acc[j] = Sem::combine(acc[j], typename Sem::Acc{w[j].s, 0.0});
+    w[j] = window_identity();
+  }
+};
+
+// The min, max, sum or mean of half or bfloat16 (Op) along axis 0, when the columns pair up into
+// aligned 32-bit words: an even count of columns, an even pitch, the input 4-byte aligned.
 template <class T, class Op>
 inline constexpr bool pair_columns_v =
-    is_half_like<T> && (std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max>);
+    is_half_like<T> && (std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max> ||
+                        std::is_same_v<Op, op::sum> || std::is_same_v<Op, op::mean>);
 template <class T, class Op>
-using pair_columns_t = PairExtremum<T, std::is_same_v<Op, op::max>>;
+struct PairColumns {
+  using type = PairSum<T, ExactPieceSemantics<T, Op>>;
+};
+template <class T>
+struct PairColumns<T, op::min> {
+  using type = PairExtremum<T, false>;
+};
+template <class T>
+struct PairColumns<T, op::max> {
+  using type = PairExtremum<T, true>;
+};
+template <class T, class Op>
+using pair_columns_t = typename PairColumns<T, Op>::type;
+// Sums and means pair only from 16 columns: on an H100, two columns a lane made half sums over
+// 16384 x 16384, 256 x 2^20, 2^20 x 256, 2^23 x 32 and 2^24 x 16 10-19 % faster, but 2^25 x 8 2 %
+// and 2^26 x 4 18 % slower (docs/performance.md).
+template <class Op>
 inline bool pair_columns_fit(const void* input, const Pieces& p) {
-  return p.count % 2 == 0 && p.stride % 2 == 0 && reinterpret_cast<std::uintptr_t>(input) % 4 == 0;
+  const bool sums = std::is_same_v<Op, op::sum> || std::is_same_v<Op, op::mean>;
+  return p.count % 2 == 0 && p.stride % 2 == 0 && reinterpret_cast<std::uintptr_t>(input) % 4 == 0 &&
+         (!sums || p.count >= 16);
 }
 // The same columns as words: half as many, the pitch in words.
 inline Pieces pair_column_pieces(const Pieces& p) {
@@ -480,11 +600,17 @@ __device__ __noinline__ typename Sem::Acc fold_band_partials(rl::gmem<typename S
   return part;
 }
 
+// Loads in flight per thread: 16 for two-column exact sums (PairSum), whose two folds hold more
+// registers, so fewer warps are resident to cover the latency; 8 for the rest.
+template <class Sem>
+inline constexpr unsigned kColumnLoads = requires { typename Sem::Column; } ? 16 : 8;
+
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceColumns(rl::gmem<const T> input, ColumnShape shape, rl::gmem<typename Sem::Acc> partials,
                   rl::gmem<unsigned> tickets, rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
   using Acc = typename Sem::Acc;
+  constexpr unsigned kLoads = kColumnLoads<Sem>;
   __shared__ Acc lane_storage[kThreads];
   rl::smem<Acc> lanes = lane_storage;
   __shared__ unsigned last_storage[1];
@@ -503,11 +629,11 @@ __global__ void __launch_bounds__(kThreads)
       if (column >= shape.cols) continue;
       RunningFold<T, Sem> run(shape.rows);
       std::uint64_t r = 0;
-      for (; r + 8 <= shape.rows; r += 8) {  // eight loads in flight
-        T x[8];
+      for (; r + kLoads <= shape.rows; r += kLoads) {
+        T x[kLoads];
 #pragma unroll
-        for (unsigned k = 0; k < 8; ++k) x[k] = input[(r + k) * shape.pitch + column];
-        run.template take<8>(x, [&](unsigned k) { return r + k; });
+        for (unsigned k = 0; k < kLoads; ++k) x[k] = input[(r + k) * shape.pitch + column];
+        run.template take<kLoads>(x, [&](unsigned k) { return r + k; });
       }
       for (; r < shape.rows; ++r) run.take_one(input[r * shape.pitch + column], r);
       store_piece<Sem>(output, column, run.result(), shape.rows, redo);
@@ -523,11 +649,11 @@ __global__ void __launch_bounds__(kThreads)
     RunningFold<T, Sem> run((row_end - row_begin) / step + 1);  // the most one thread takes
     if (mine) {
       std::uint64_t r = row_begin + std::uint64_t(warp) * phases + phase;
-      for (; r + 7 * step < row_end; r += 8 * step) {  // eight loads in flight
-        T x[8];
+      for (; r + (kLoads - 1) * step < row_end; r += kLoads * step) {
+        T x[kLoads];
 #pragma unroll
-        for (unsigned k = 0; k < 8; ++k) x[k] = input[(r + k * step) * shape.pitch + column];
-        run.template take<8>(x, [&](unsigned k) { return r + k * step; });
+        for (unsigned k = 0; k < kLoads; ++k) x[k] = input[(r + k * step) * shape.pitch + column];
+        run.template take<kLoads>(x, [&](unsigned k) { return r + k * step; });
       }
       for (; r < row_end; r += step) run.take_one(input[r * shape.pitch + column], r);
     }

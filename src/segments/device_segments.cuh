@@ -65,15 +65,17 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   Pieces launched = pieces;
   const PiecePlan plan = plan_pieces<T, Sem>(&launched);
   if constexpr (Sem::order_free) {
-    bool paired = false;  // half/bf16 min and max: two columns to a lane (agent_segments.cuh)
+    bool paired = false;  // half/bf16 min, max, sums and means: two columns to a lane (agent_segments.cuh)
     if constexpr (pair_columns_v<T, Op>) {
-      if (plan.columns && pair_columns_fit(input, pieces)) {
+      if (plan.columns && pair_columns_fit<Op>(input, pieces)) {
         paired = true;
         using P = pair_columns_t<T, Op>;
         const Pieces words = pair_column_pieces(pieces);
         std::uint64_t held = 0;
         if (Status s = blocks_held<reduceColumns<std::uint32_t, P>>(device, sms, &held); !s) return s;
-        const ColumnShape shape = column_shape(words, std::min<std::uint64_t>(2 * held, kColumnJobs), held * kWarps);
+        // Each job keeps 32 partials; the workspace holds kPiecePartialBytes of them.
+        constexpr std::uint64_t most_jobs = std::min<std::uint64_t>(kColumnJobs, kPiecePartialBytes / (32 * sizeof(typename P::Acc)));
+        const ColumnShape shape = column_shape(words, std::min<std::uint64_t>(2 * held, most_jobs), held * kWarps, most_jobs);
         const unsigned grid = pieces_grid(options, held, column_blocks(shape));
         reduceColumns<std::uint32_t, P><<<grid, kThreads, 0, stream>>>(
             reinterpret_cast<const std::uint32_t*>(input), shape, static_cast<typename P::Acc*>(ws.pieces),

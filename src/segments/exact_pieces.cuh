@@ -104,12 +104,19 @@ template <class Sem>
 __device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, std::uint64_t p,
                                             const typename Sem::Acc& v, std::uint64_t length,
                                             rl::gmem<unsigned long long> redo) {
+  const auto list = [&](std::uint64_t piece) {
+    const unsigned long long slot = atomicAdd(&redo[0], 1ull);
+    if (slot < redo_slots()) redo[2 + slot] = piece;
+  };
   if constexpr (is_exact_pieces<Sem>::value) {
     if (Sem::needs_redo(v)) {
-      const unsigned long long slot = atomicAdd(&redo[0], 1ull);
-      if (slot < redo_slots()) redo[2 + slot] = p;
+      list(p);
       return;
     }
+  } else if constexpr (requires { typename Sem::Column; }) {  // two columns (PairSum): p is a word column
+    for (unsigned j = 0; j < 2; ++j)
+      if (Sem::Column::needs_redo(v.c[j])) list(2 * p + j);
+    // A listed column's value here is a placeholder; the redo (a later launch) writes it.
   }
   output[p] = Sem::finish(v, length);
 }

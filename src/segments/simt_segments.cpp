@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "reducelab/detail/workspace.hpp"
 #include "segments/agent_segment_groups.cuh"
 #include "simt/portable.cuh"
 
@@ -70,13 +71,14 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   if constexpr (Sem::order_free) {
     bool paired = false;  // as on the GPU (device_segments.cuh)
     if constexpr (pair_columns_v<T, Op>) {
-      if (plan.columns && pair_columns_fit(in, pieces)) {
+      if (plan.columns && pair_columns_fit<Op>(in, pieces)) {
         paired = true;
         using P = pair_columns_t<T, Op>;
         DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(typename P::Acc));
         poison(partials.get(), kColumnJobs * 32 * sizeof(typename P::Acc));
         DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
-        const ColumnShape shape = column_shape(pair_column_pieces(pieces), 48, 32);
+        constexpr std::uint64_t most_jobs = std::min<std::uint64_t>(kColumnJobs, kPiecePartialBytes / (32 * sizeof(typename P::Acc)));
+        const ColumnShape shape = column_shape(pair_column_pieces(pieces), 48, 32, most_jobs);
         cfg.grid = grid_for(column_blocks(shape));
         cfg.name = "reduceColumns";
         rl::launch(reduceColumns<std::uint32_t, P>, cfg, reinterpret_cast<const std::uint32_t*>(in), shape,

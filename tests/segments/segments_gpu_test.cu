@@ -102,9 +102,10 @@ TYPED_TEST(SegmentsGpu, AxesHaveTheCpuBitsForEveryGridAndAlignment) {
   });
 }
 
-// Half and bfloat16 column minima and maxima, two columns a word where they pair up (the banded
-// and the warp-per-group shapes, a pitch, an odd count and a misaligned input that do not pair):
-// special values in one column of a word and not the other, every grid, against the CPU backend.
+// Half and bfloat16 column minima, maxima, sums and means, two columns a word where they pair up
+// (the banded and the warp-per-group shapes, a pitch, an odd count and a misaligned input that do
+// not pair): special values in one column of a word and not the other, a bfloat16 column whose
+// pair is lost and redone, every grid, against the CPU backend.
 template <class T>
 void expect_special_columns_on_gpu() {
   const std::vector<Matrix> ms{{300, 16, 0}, {4100, 64, 0}, {200, 33, 0}, {20, 1040, 1042}, {9, 1 << 20, 0}};
@@ -132,9 +133,11 @@ void expect_special_columns_on_gpu() {
     };
     check(op::max{}, "max");
     check(op::min{}, "min");
+    check(op::sum{}, "sum");
+    check(op::mean{}, "mean");
   }
 }
-TEST(SegmentsGpu, HalfColumnExtremaTwoToALaneSeeNaNsInfinitiesAndSignedZeros) {
+TEST(SegmentsGpu, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs) {
   REQUIRE_GPU();
   expect_special_columns_on_gpu<half>();
   expect_special_columns_on_gpu<bfloat16>();

@@ -87,11 +87,14 @@ void expect_same(const std::vector<R>& got, const std::vector<R>& want, const st
                                             << show(want[i]);
 }
 
-// A matrix of half or bfloat16 (m.cols >= 12) whose column minima and maxima turn on special
-// values planted in one column of a two-column word and not the other: a quiet NaN mid-column
-// (column 2), a negative NaN in the last row (5), +inf (6), -inf in the last row (7), +0 with -0
-// in two rows (8), -0 only (9), a signalling NaN in the first row (10), and a quiet NaN in the
-// last column's last row.
+// A matrix of half or bfloat16 (m.cols >= 14) whose column results turn on special values planted
+// in one column of a two-column word and not the other: a quiet NaN mid-column (column 2), a
+// negative NaN in the last row (5), +inf (6), -inf in the last row (7), +0 with -0 in two rows
+// (8), -0 only (9), a signalling NaN in the first row (10), +inf and -inf (11: a NaN sum), and a
+// quiet NaN in the last column's last row. Column 13 (odd: a word's high half) sums exactly to
+// 1 + 2^-20 (half) or 1 + 2^-100 (bfloat16) from a huge value, 1, a tiny one and the huge one
+// negated: a pair of doubles cannot hold bfloat16's three parts at once, so that column's pair is
+// lost and redone.
 template <class T>
 std::vector<T> special_columns(Matrix m, std::uint64_t seed) {
   const bool is_half = std::is_same_v<T, half>;
@@ -111,6 +114,16 @@ std::vector<T> special_columns(Matrix m, std::uint64_t seed) {
   at(1 % m.rows, 8) = bits(0x8000);
   at(last, 8) = bits(0x8000);
   at(0, 10) = bits(is_half ? 0x7c01 : 0x7f81);
+  at(0, 11) = bits(is_half ? 0x7c00 : 0x7f80);
+  at(last, 11) = bits(is_half ? 0xfc00 : 0xff80);
+  if (m.rows >= 4) {
+    for (std::uint64_t r = 0; r < m.rows; ++r) at(r, 13) = bits(0x0000);
+    // half: 2^15, 1, 2^-20, -2^15; bfloat16: 2^100, 1, 2^-100, -2^100.
+    at(0, 13) = bits(is_half ? 0x7800 : 0x7180);
+    at(1, 13) = bits(is_half ? 0x3c00 : 0x3f80);
+    at(2, 13) = bits(is_half ? 0x0010 : 0x0d80);
+    at(last, 13) = bits(is_half ? 0xf800 : 0xf180);
+  }
   at(last, m.cols - 1) = bits(is_half ? 0x7e00 : 0x7fc0);
   return x;
 }

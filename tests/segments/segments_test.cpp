@@ -246,10 +246,12 @@ TYPED_TEST(SegmentsSimt, ColumnsInBandsHaveTheCpuBits) {
   expect_simt_axis_has_cpu_bits<T>(ms, 0, 1, 7);
 }
 
-// The min and max of half and bfloat16 columns read two columns a word (PairExtremum) where the
-// columns pair up: special values in one column of a word and not the other, in bands, in a warp
-// per group of words (the last shape), with a pitch; an odd column count and a misaligned input
-// take the one-column kernel. Every result against the CPU backend.
+// The min, max, sum and mean of half and bfloat16 columns read two columns a word (PairExtremum,
+// PairSum) where the columns pair up: special values in one column of a word and not the other, a
+// bfloat16 pair that loses part of its sum (redone for its column alone), in bands, in a warp per
+// group of words (the last shape), with a pitch; an odd column count, a misaligned input and (for
+// sums and means) fewer than 16 columns take the one-column kernel. Every result against the CPU
+// backend.
 template <class T>
 void expect_special_columns_match_cpu() {
   const std::vector<Matrix> ms{{300, 16, 0}, {2100, 64, 0}, {200, 33, 0}, {20, 1040, 1042}, {9, 2048, 0}};
@@ -262,10 +264,15 @@ void expect_special_columns_match_cpu() {
                   what + " max");
       expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::min{}, 0, offset), expected_axis(x, m, 0, op::min{}),
                   what + " min");
+      expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}, 0, offset), expected_axis(x, m, 0, op::sum{}),
+                  what + " sum");
+      if (std::is_same_v<T, bfloat16>) EXPECT_GT(detail::simt_last_redone(), 0u) << what << ": column 13 was not redone";
+      expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::mean{}, 0, offset), expected_axis(x, m, 0, op::mean{}),
+                  what + " mean");
     }
   }
 }
-TEST(SegmentsSimt, HalfColumnExtremaTwoToALaneSeeNaNsInfinitiesAndSignedZeros) {
+TEST(SegmentsSimt, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs) {
   expect_special_columns_match_cpu<half>();
   expect_special_columns_match_cpu<bfloat16>();
 }

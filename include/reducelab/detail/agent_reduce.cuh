@@ -59,6 +59,10 @@ __device__ __forceinline__ A load_other_block(rl::gmem<A> p, std::uint64_t i) {
     r.a = __ldcg(&p[i].a);
     r.b = __ldcg(&p[i].b);
     return r;
+  } else if constexpr (requires { A::kTwoPairs; }) {  // two pairs of doubles (two columns' exact sums)
+    A r;
+    for (unsigned j = 0; j < 2; ++j) r.c[j] = load_other_block(&p[i].c[j], 0);
+    return r;
   } else {
     A r;
     r.value = load_other_block(reinterpret_cast<decltype(r.value)*>(&p[i].value), 0);
