@@ -446,9 +446,10 @@ struct PairExtremum {
 
 // ---- Exact sums and means of 16-bit float columns, two columns to a lane ----------------------
 // Read the same way for the same reason: a lane takes a word of two neighbouring columns per row
-// and folds each half in its own window and pair (two RunningFolds), so a warp reads 128 bytes of
-// a row per load. A pair that lost part of its sum lists its column, not the word, for the redo
-// (store_piece). Exact sums have one answer in any grouping: the bits are the one-column kernel's.
+// and folds each half in its own window and pair (the RunningFold below), so a warp reads 128
+// bytes of a row per load. A pair that lost part of its sum lists its column, not the word, for
+// the redo (store_piece). Exact sums have one answer in any grouping: the bits are the one-column
+// kernel's. Only from 16 columns (pair_columns_fit).
 template <class T, class Sem>
   requires(is_half_like<T> && is_exact_pieces<Sem>::value)
 struct PairSum {
@@ -544,7 +545,8 @@ struct RunningFold<std::uint32_t, PairSum<T, Sem>> {
 };
 
 // The min, max, sum or mean of half or bfloat16 (Op) along axis 0, when the columns pair up into
-// aligned 32-bit words: an even count of columns, an even pitch, the input 4-byte aligned.
+// aligned 32-bit words: an even count of columns, an even pitch, the input 4-byte aligned (and,
+// for sums and means, at least 16 columns: pair_columns_fit).
 template <class T, class Op>
 inline constexpr bool pair_columns_v =
     is_half_like<T> && (std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max> ||
@@ -702,18 +704,24 @@ namespace reducelab::detail {
 // Short rows (a matrix's axis 1: 4, 16 or 256 elements) read with a warp per row leave most
 // lanes idle and one small load per warp in flight: 2^24 rows of 16 floats reached 6% of the
 // read ceiling on an H200. For order-free operations (exact sums included) the lanes split
-// instead: `lanes` lanes per row (a power of two, lanes * kVec >= the row's length, at most 32),
-// 32 / lanes neighbouring rows per warp, each lane one 16-byte vector of its row, kRowUnroll
-// such row groups in flight per warp. Packed rows make every warp load one contiguous span. The
-// lanes of a row fold with shuffles; its first lane writes the result.
+// instead: `lanes` lanes per row (a power of two: enough 16-byte vectors to cover a row of fewer
+// than 32 vectors, a quarter of the row's vectors from 32 on, at most 32; row_group_lanes),
+// 32 / lanes neighbouring rows per warp, each lane one 16-byte vector of each of kRowUnroll rows
+// at a time, in flight together. Packed rows make every warp load contiguous spans. The lanes of
+// a row fold with shuffles; its first lane writes the result.
 inline constexpr unsigned kRowUnroll = 4;
 inline constexpr unsigned kDoubleRowLanes = 4;  // the fewest lanes per row of exact double sums
 
+// Rows of 32 vectors or more give each lane at least four: a row's shuffle tree is then at most
+// log2(vectors / 4) levels deep. A lane per vector (32 lanes) paid five levels of window merges
+// for every 512 bytes of rows of 256 halves: 2^20 x 256 on an H100, half sum 352 -> 271 us with
+// 8 lanes a row, half max 308 -> 253, float sum (16 lanes) 378 -> 365 (docs/performance.md).
 template <class T>
 inline unsigned row_group_lanes(std::uint64_t length) {
   const std::uint64_t vectors = (length + Shape<T>::kVec - 1) / Shape<T>::kVec;
+  const std::uint64_t most = vectors >= 32 ? vectors / 4 : vectors;
   unsigned lanes = 1;
-  while (lanes < 32 && lanes < vectors) lanes *= 2;
+  while (lanes < 32 && lanes < most) lanes *= 2;
   return lanes;
 }
 
