@@ -51,6 +51,7 @@
 
 #include "reducelab/detail/agent_reduce.cuh"
 #include "reducelab/detail/portable.cuh"
+#include "reducelab/detail/workspace.hpp"
 #include "segments/exact_pieces.cuh"
 #include "segments/pieces.hpp"
 
@@ -356,11 +357,19 @@ struct ColumnShape {
 // The most partials and group tickets a columns launch uses (the workspace's pieces area).
 inline constexpr std::uint64_t kColumnJobs = 2048;
 
+// The most jobs whose 32 partials of Acc each the workspace holds: kColumnJobs for accumulators
+// of up to 16 bytes, half as many for PairSum's two pairs.
+template <class Acc>
+inline constexpr std::uint64_t kColumnJobsOf =
+    kPiecePartialBytes / (32 * sizeof(Acc)) < kColumnJobs ? kPiecePartialBytes / (32 * sizeof(Acc)) : kColumnJobs;
+
 // `warps`: how many warps the launch keeps resident; with at least that many groups of 32
 // columns, a warp takes a whole group (every row) and writes its columns, with no block fold.
-// `most_jobs`: the jobs whose partials the workspace holds (fewer for accumulators over 16 bytes).
-inline ColumnShape column_shape(const Pieces& p, std::uint64_t target_jobs, std::uint64_t warps,
-                                std::uint64_t most_jobs = kColumnJobs) {
+// `target_jobs` and the bands are capped at the jobs whose partials (Acc) the workspace holds.
+template <class Acc>
+inline ColumnShape column_shape(const Pieces& p, std::uint64_t target_jobs, std::uint64_t warps) {
+  constexpr std::uint64_t most_jobs = kColumnJobsOf<Acc>;
+  if (target_jobs > most_jobs) target_jobs = most_jobs;
   ColumnShape s;
   s.cols = p.count, s.rows = p.length, s.pitch = p.stride;
   s.width = static_cast<unsigned>(s.cols < 32 ? s.cols : 32);
@@ -605,7 +614,7 @@ __device__ __noinline__ typename Sem::Acc fold_band_partials(rl::gmem<typename S
 // Loads in flight per thread: 16 for two-column exact sums (PairSum), whose two folds hold more
 // registers, so fewer warps are resident to cover the latency; 8 for the rest.
 template <class Sem>
-inline constexpr unsigned kColumnLoads = requires { typename Sem::Column; } ? 16 : 8;
+inline constexpr unsigned kColumnLoads = two_columns_v<Sem> ? 16 : 8;
 
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)

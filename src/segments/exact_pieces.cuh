@@ -99,6 +99,11 @@ struct RunningFold {
   }
 };
 
+// Whether Sem folds two columns a lane (PairSum, agent_segments.cuh): its Acc holds both columns'
+// pairs, and Sem::Column is one column's semantics.
+template <class Sem>
+inline constexpr bool two_columns_v = requires { typename Sem::Column; };
+
 // Writes piece p's result, or (an exact pair that lost part of its sum) lists p for the redo.
 template <class Sem>
 __device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, std::uint64_t p,
@@ -113,7 +118,7 @@ __device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, 
       list(p);
       return;
     }
-  } else if constexpr (requires { typename Sem::Column; }) {  // two columns (PairSum): p is a word column
+  } else if constexpr (two_columns_v<Sem>) {  // p is a word column: list the lost column itself
     for (unsigned j = 0; j < 2; ++j)
       if (Sem::Column::needs_redo(v.c[j])) list(2 * p + j);
     // A listed column's value here is a placeholder; the redo (a later launch) writes it.

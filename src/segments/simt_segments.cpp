@@ -5,7 +5,6 @@
 #include <memory>
 #include <stdexcept>
 
-#include "reducelab/detail/workspace.hpp"
 #include "segments/agent_segment_groups.cuh"
 #include "simt/portable.cuh"
 
@@ -77,8 +76,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
         DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(typename P::Acc));
         poison(partials.get(), kColumnJobs * 32 * sizeof(typename P::Acc));
         DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
-        constexpr std::uint64_t most_jobs = std::min<std::uint64_t>(kColumnJobs, kPiecePartialBytes / (32 * sizeof(typename P::Acc)));
-        const ColumnShape shape = column_shape(pair_column_pieces(pieces), 48, 32, most_jobs);
+        const ColumnShape shape = column_shape<typename P::Acc>(pair_column_pieces(pieces), 48, 32);
         cfg.grid = grid_for(column_blocks(shape));
         cfg.name = "reduceColumns";
         rl::launch(reduceColumns<std::uint32_t, P>, cfg, reinterpret_cast<const std::uint32_t*>(in), shape,
@@ -92,7 +90,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
       // As on the GPU for a grid of a few blocks: 48 jobs of bands, or a warp per group from 32
       // groups of 32 columns.
-      const ColumnShape shape = column_shape(pieces, 48, 32);
+      const ColumnShape shape = column_shape<Acc>(pieces, 48, 32);
       cfg.grid = grid_for(column_blocks(shape));
       cfg.name = "reduceColumns";
       rl::launch(reduceColumns<T, Sem>, cfg, in, shape, static_cast<Acc*>(partials.get()),
