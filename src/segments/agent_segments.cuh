@@ -491,8 +491,7 @@ struct PairSum {
 template <class T, class Sem>
 struct RunningFold<std::uint32_t, PairSum<T, Sem>> {
   using Acc = typename PairSum<T, Sem>::Acc;
-  typename Sem::Acc acc[2] = {Sem::identity(), Sem::identity()};
-  WindowSum w[2] = {window_identity(), window_identity()};
+  ColumnWindow<T, Sem> col[2];
   int span = 0;
 
   __device__ __forceinline__ explicit RunningFold(std::uint64_t most) : span(window_span<T>(most)) {}
@@ -512,27 +511,18 @@ struct RunningFold<std::uint32_t, PairSum<T, Sem>> {
     for (unsigned j = 0; j < 2; ++j) {
       const std::uint32_t least = least2 >> (16 * j) & 0xffffu;
       const WindowSum batch{s[j], most2 >> (16 * j) & 0xffffu, least == 0xffffu ? 0xffffffffu : least};
-      const WindowSum both = window_merge(w[j], batch);
-      if (window_fits<T>(both, span)) {
-        w[j] = both;
-        continue;
-      }
-      flush(j);
-      if (window_fits<T>(batch, span)) {
-        w[j] = batch;
-        continue;
-      }
+      if (col[j].take(batch, span)) continue;
 #pragma unroll
-      for (unsigned k = 0; k < N; ++k) acc[j] = add_one(acc[j], element(word[k], j));
+      for (unsigned k = 0; k < N; ++k) col[j].acc = add_one(col[j].acc, element(word[k], j));
     }
   }
   __device__ __forceinline__ void take_one(std::uint32_t word, std::uint64_t index) {
     take<1>(&word, [&](unsigned) { return index; });
   }
   __device__ __forceinline__ Acc result() {
-    flush(0);
-    flush(1);
-    return Acc{{acc[0], acc[1]}};
+    col[0].flush();
+    col[1].flush();
+    return Acc{{col[0].acc, col[1].acc}};
   }
 
  private:
@@ -545,11 +535,6 @@ struct RunningFold<std::uint32_t, PairSum<T, Sem>> {
   // line; inlined, sixteen copies of the pair's addition took the kernel from 77 to 128 registers.
   __device__ __noinline__ static typename Sem::Acc add_one(typename Sem::Acc a, T x) {
     return Sem::combine(a, Sem::lift(x, 0));
-  }
-  __device__ __forceinline__ void flush(unsigned j) {
-    // As RunningFold's: nothing to hand over only while the sum is -0.
-    if (bits_of_double(w[j].s) != 0x8000000000000000ull) acc[j] = Sem::combine(acc[j], typename Sem::Acc{w[j].s, 0.0});
-    w[j] = window_identity();
   }
 };
 

@@ -36,24 +36,54 @@ __device__ __forceinline__ typename Sem::Acc absorb_elements(typename Sem::Acc a
   }
 }
 
-// A thread's fold of the elements it reads, batch by batch (index_of(k): element k's index in
-// its piece). Exact pairs of float, half and bfloat16 elements keep a window (exact_pair.cuh):
-// batches are summed in plain double while the exponents seen keep every partial sum exact for
-// as many elements as the thread may take (`most`, given once: the check is then a subtraction
-// and a comparison); a batch that would widen the window past that first hands the running sum
-// to the pair, with one combine. So a thread usually combines its pair once, at the end,
-// instead of once per batch (four TwoSums each). Double pairs: absorb_run (two bare TwoSums per
-// element while nothing is left over). Every other operation: absorb_elements.
 // Whether pieces of T under Sem are summed in windows first: exact sums of float, half and bfloat16.
 template <class T, class Sem>
 inline constexpr bool window_sums_v = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
 
+// One column's running sum: a window (exact_pair.cuh's WindowSum) in front of the exact pair.
+// Batches add in plain double while the exponents seen keep every partial sum exact for as many
+// elements as the thread may take (`span`); a batch that would widen the window past that first
+// hands the running sum to the pair, with one combine. RunningFold keeps one, the fold of two
+// columns a lane (agent_segments.cuh) one per column.
+template <class T, class Sem>
+struct ColumnWindow {
+  using Acc = typename Sem::Acc;
+  Acc acc = Sem::identity();
+  WindowSum w = window_identity();
+
+  // A batch's window into the running one; false when not even the batch alone fits (rare: a
+  // wide exponent range, an infinity or NaN), and the caller adds its elements to acc one by one.
+  __device__ __forceinline__ bool take(const WindowSum& batch, int span) {
+    const WindowSum both = window_merge(w, batch);
+    if (window_fits<T>(both, span)) {
+      w = both;
+      return true;
+    }
+    flush();
+    if (window_fits<T>(batch, span)) {
+      w = batch;
+      return true;
+    }
+    return false;
+  }
+  __device__ __forceinline__ void flush() {
+    // Nothing to hand over only while the sum is -0 (no element, or only -0s); a +0 must go.
+    if (bits_of_double(w.s) != 0x8000000000000000ull) acc = Sem::combine(acc, Acc{w.s, 0.0});
+    w = window_identity();
+  }
+};
+
+// A thread's fold of the elements it reads, batch by batch (index_of(k): element k's index in
+// its piece). Exact pairs of float, half and bfloat16 elements go through a ColumnWindow (`most`,
+// the most elements the thread may take, is given once: each batch's check is then a subtraction
+// and a comparison), so a thread usually combines its pair once, at the end, instead of once per
+// batch (four TwoSums each). Double pairs: absorb_run (two bare TwoSums per element while
+// nothing is left over). Every other operation: absorb_elements.
 template <class T, class Sem>
 struct RunningFold {
   using Acc = typename Sem::Acc;
   static constexpr bool kWindow = window_sums_v<T, Sem>;
-  Acc acc = Sem::identity();
-  WindowSum w = window_identity();
+  ColumnWindow<T, Sem> col;  // only acc is used without a window
   int span = 0;
 
   __device__ __forceinline__ explicit RunningFold(std::uint64_t most) {
@@ -62,40 +92,24 @@ struct RunningFold {
   template <unsigned N, class IndexOf>
   __device__ __forceinline__ void take(const T* v, IndexOf index_of) {
     if constexpr (!kWindow && is_exact_pieces<Sem>::value) {
-      acc = Sem::template absorb_run<N>(acc, v);
+      col.acc = Sem::template absorb_run<N>(col.acc, v);
     } else if constexpr (!kWindow) {
-      acc = absorb_elements<Sem, N>(acc, v, index_of);
+      col.acc = absorb_elements<Sem, N>(col.acc, v, index_of);
     } else {
       WindowSum batch = window_identity();
       window_add_batch<N, true>(batch, v);  // the smallest magnitude too: a thread's run may be long
-      const WindowSum both = window_merge(w, batch);
-      if (window_fits<T>(both, span)) {
-        w = both;
-        return;
-      }
-      flush();
-      if (window_fits<T>(batch, span)) {
-        w = batch;
-        return;
-      }
+      if (col.take(batch, span)) return;
 #pragma unroll
-      for (unsigned j = 0; j < N; ++j) acc = Sem::combine(acc, Sem::lift(v[j], index_of(j)));
+      for (unsigned j = 0; j < N; ++j) col.acc = Sem::combine(col.acc, Sem::lift(v[j], index_of(j)));
     }
   }
   __device__ __forceinline__ void take_one(T x, std::uint64_t index) {
-    if constexpr (!kWindow) acc = Sem::absorb(acc, Sem::inner_combine(Sem::inner_identity(), Sem::lift(x, index)));
+    if constexpr (!kWindow) col.acc = Sem::absorb(col.acc, Sem::inner_combine(Sem::inner_identity(), Sem::lift(x, index)));
     else take<1>(&x, [&](unsigned) { return index; });
   }
   __device__ __forceinline__ Acc result() {
-    if constexpr (kWindow) flush();
-    return acc;
-  }
-
- private:
-  __device__ __forceinline__ void flush() {
-    // Nothing to hand over only while the sum is -0 (no element, or only -0s); a +0 must go.
-    if (bits_of_double(w.s) != 0x8000000000000000ull) acc = Sem::combine(acc, Acc{w.s, 0.0});
-    w = window_identity();
+    if constexpr (kWindow) col.flush();
+    return col.acc;
   }
 };
 
