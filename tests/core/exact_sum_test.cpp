@@ -62,6 +62,31 @@ TYPED_TEST(ExactSum, SimtWithManyBlocksAndTheCpuAgree) {
   }
 }
 
+// A partial tile is read as whole rows of vectors and rows past n as -0, the row that crosses n
+// element by element: n ending in every row of the tile, on a vector's first, second and last
+// element and on a row's end, aligned or not, gives the CPU backend's bits, in the small launch
+// (one tile, one block) and in the large kernel's last tile (a whole tile before it, two blocks).
+// The elements are +-2^k (k < 11, a pattern of period 33) and the sum is an integer far below
+// 2^24, so an element dropped, read twice or taken from another row changes even a float result.
+TYPED_TEST(ExactSum, PartialTilesEndingInEveryRowHaveTheCpuBits) {
+  using T = TypeParam;
+  constexpr std::uint64_t kVec = detail::Shape<T>::kVec, kRow = detail::Shape<T>::kRow;
+  for (std::uint64_t before : {std::uint64_t(0), detail::Shape<T>::kTile})
+    for (std::uint64_t r = 0; r < detail::kItems; ++r)
+      for (std::uint64_t w : {std::uint64_t(1), std::uint64_t(2), kVec - 1, kVec, kRow - 1, kRow}) {
+        const std::uint64_t n = before + r * kRow + 37 * kVec + w;
+        std::vector<T> x(n);
+        for (std::uint64_t i = 0; i < n; ++i)
+          x[i] = from_double<T>(std::ldexp((i % 3 == 0) ? -1.0 : 1.0, static_cast<int>(i % 11)));
+        const auto want = cpu::reduce(x.data(), n, op::sum{}).value;
+        for (unsigned offset : {0u, 1u}) {
+          const auto got = detail::simt_reduce(x.data(), n, op::sum{}, before ? 2 : 1, offset);
+          EXPECT_TRUE(same_result(got, want)) << type_name<T>() << " n=" << n << " offset=" << offset << ": simt "
+                                              << got << ", cpu " << want;
+        }
+      }
+}
+
 // The example that motivates exactness: float sums that cancel catastrophically.
 TEST(ExactSum, CancellationThatDefeatsPairwiseSummation) {
   std::vector<float> x;
