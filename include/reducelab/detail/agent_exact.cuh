@@ -141,7 +141,7 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     }
   } else {
     // The large kernel's last tile, or an input that is not 16-byte aligned: whole rows as
-    // vectors when aligned, rows wholly past n skipped (small launches), element loads for the rest,
+    // vectors when aligned, rows wholly past n skipped (kSkipRows), element loads for the rest,
     // at constant offsets from one pointer. (64 separate 16-bit loads with 64-bit addresses took
     // the 16-bit kernels from 48 to 80 registers: 3 blocks per SM instead of 5; half sums at 2^30
     // on an H100 went from 702 to 722-770 us.)
