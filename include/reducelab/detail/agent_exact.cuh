@@ -102,17 +102,18 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
   constexpr unsigned kVec = Shape<T>::kVec;
   constexpr std::uint64_t kTile = Shape<T>::kTile;
   const std::uint64_t base = tile + std::uint64_t(threadIdx.x) * kVec;
-  // In the small launch, rows of 16-bit elements wholly past n skip their loads (one-block half
-  // and bf16 sums of 1000 to 8192 elements took 0.2-1.3 us less on an H100). Floats gained
-  // nothing and took 0.1 us longer; doubles gained 0.4-1.0 us where a row ends mid-tile (2048,
-  // 3000) but lost 0.1-0.2 us at every whole tile (4096 to 16384), so both read as before. The
-  // large kernels too: with rows skipped there, 2^26 half sums took 0.5-0.9 % longer.
-  constexpr bool kSkipRows = kSmall && sizeof(T) == 2;
+  // The small launch reads an aligned partial tile of 16-bit elements as whole rows (below):
+  // one-block half and bf16 sums of 1000 to 8192 elements took 0.2-1.3 us less on an H100.
+  // Floats gained nothing and took 0.1 us longer; doubles gained 0.4-1.0 us where a row ends
+  // mid-tile (2048, 3000) but lost 0.1-0.2 us at every whole tile (4096 to 16384), so both read
+  // as before. The large kernels too: with rows past n skipped there, 2^26 half sums took
+  // 0.5-0.9 % longer.
+  constexpr bool kWholeRows = kSmall && sizeof(T) == 2;
   Vec<T> v[kItems];
   if (aligned && tile + kTile <= n) {
 #pragma unroll
     for (unsigned i = 0; i < kItems; ++i) v[i] = load_vec(input, base + std::uint64_t(i) * kThreads * kVec);
-  } else if (kSkipRows && aligned) {
+  } else if (kWholeRows && aligned) {
     // The small launch's partial tile (most inputs below a tile): whole rows as vectors under
     // predicates, all issued back to back, rows past n as -0, and only the one thread whose row
     // holds n's last element reads that row element by element. (In the large kernels this cost
@@ -140,21 +141,17 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
             if (j < within) v[i].v[j] = p[i * kRowStride + j];
     }
   } else {
-    // The large kernel's last tile, or an input that is not 16-byte aligned: whole rows as
-    // vectors when aligned, rows wholly past n skipped (kSkipRows), element loads for the rest,
-    // at constant offsets from one pointer. (64 separate 16-bit loads with 64-bit addresses took
-    // the 16-bit kernels from 48 to 80 registers: 3 blocks per SM instead of 5; half sums at 2^30
-    // on an H100 went from 702 to 722-770 us.)
+    // Whole rows still as vectors when aligned; element loads only for the row that crosses n
+    // (or an unaligned input), at constant offsets from one pointer. 64 separate 16-bit loads
+    // with 64-bit addresses took the 16-bit kernels from 48 to 80 registers (3 blocks per SM
+    // instead of 5; half sums at 2^30 on an H100 went from 702 to 722-770 us).
     constexpr unsigned kRowStride = kThreads * kVec;
     const rl::gmem<const T> p = input + base;
     const std::uint64_t left = n > base ? n - base : 0;
 #pragma unroll
     for (unsigned i = 0; i < kItems; ++i) {
       const unsigned row = i * kRowStride;
-      if (kSkipRows && row >= left) {
-#pragma unroll
-        for (unsigned j = 0; j < kVec; ++j) v[i].v[j] = negative_zero<T>();
-      } else if (aligned && row + kVec <= left) {
+      if (aligned && row + kVec <= left) {
         v[i] = load_vec(input, base + row);
       } else {
 #pragma unroll
