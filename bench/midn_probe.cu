@@ -4,6 +4,8 @@
 // batch: 100 back-to-back calls between two events; sync: event, one call, event). Also a
 // producer kernel followed by a reduce, to see what overlapping launches save.
 //   midn_probe [repeats=50] [filter] [ncu]      (RL_PROBE_SIZES=11,13 times other sizes: log2 n <= 26)
+// Rows: cub/cubf/cubd/cubmax (CUB), rl/rlf/rlmax/rlmaxi/rld (reducelab::reduce), p<threads>x<loads>
+// (plain, ticket), p4acq/p4pollL/p4poll0/p8pollL (plain, 256 threads, other ends: see plain).
 // filter keeps the rows whose name it contains (e.g. "cub,rl,cubf,rlf"); a third argument makes
 // one launch of each kernel at 2^16 and 2^20, for `ncu -k regex:'reduce|plain'`.
 #include <cub/cub.cuh>
@@ -22,8 +24,15 @@
 __global__ void empty_kernel() {}
 
 // plain last-block-done, int32 sum into int64
-template <int THREADS, int LOADS>
-__global__ void __launch_bounds__(THREADS) plain(const int* in, std::size_t n, long long* partials, unsigned* ticket, long long* out) {
+// END: how the blocks' partials meet. 0: __threadfence + atomicInc ticket, the last block reads
+// the partials back; 1: one acq_rel atom as the ticket (the library's exact kernels); 2: no ticket,
+// each block stores {partial, epoch} as one 16-byte store and the grid's last block polls the
+// slots until every one carries this call's epoch; 3: the same, block 0 polls (the library's
+// order-free kernel, whose posts carry a flag in every 64-bit word instead: posted_results.cuh).
+// The probe's own check below runs 2 and 3 at four sizes.
+template <int THREADS, int LOADS, int END = 0>
+__global__ void __launch_bounds__(THREADS) plain(const int* in, std::size_t n, long long* partials, unsigned* ticket, long long* out,
+                                                 unsigned epoch = 0) {
   const int4* v = reinterpret_cast<const int4*>(in);
   const std::size_t nv = n / 4;
   long long acc = 0;
@@ -44,15 +53,42 @@ __global__ void __launch_bounds__(THREADS) plain(const int* in, std::size_t n, l
     acc = threadIdx.x < THREADS / 32 ? s[threadIdx.x] : 0;
     for (int o = 16; o; o >>= 1) acc += __shfl_down_sync(~0u, acc, o);
   }
+  if constexpr (END >= 2) {
+    const unsigned collector = END == 2 ? gridDim.x - 1 : 0;
+    longlong2* slot = reinterpret_cast<longlong2*>(partials);
+    if (blockIdx.x != collector) {
+      if (threadIdx.x == 0)
+        asm volatile("st.relaxed.gpu.global.v2.s64 [%0], {%1, %2};" ::"l"(slot + blockIdx.x), "l"(acc), "l"((long long)epoch) : "memory");
+      return;
+    }
+    const long long own = threadIdx.x == 0 ? acc : 0;
+    acc = own;
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += THREADS) {
+      if (i == collector) continue;
+      long long v, e;
+      do {
+        asm volatile("ld.relaxed.gpu.global.v2.s64 {%0, %1}, [%2];" : "=l"(v), "=l"(e) : "l"(slot + i) : "memory");
+      } while (e != (long long)epoch);
+      acc += v;
+    }
+    __syncthreads();  // s[] is read again below
+  } else {
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = acc;
-    __threadfence();
-    last = atomicInc(ticket, gridDim.x - 1) == gridDim.x - 1;
+    if constexpr (END == 0) {
+      __threadfence();
+      last = atomicInc(ticket, gridDim.x - 1) == gridDim.x - 1;
+    } else {
+      unsigned taken;
+      asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;" : "=r"(taken) : "l"(ticket), "r"(gridDim.x - 1) : "memory");
+      last = taken == gridDim.x - 1;
+    }
   }
   __syncthreads();
   if (!last) return;
   acc = 0;
   for (unsigned i = threadIdx.x; i < gridDim.x; i += THREADS) acc += __ldcg(partials + i);
+  }
   for (int o = 16; o; o >>= 1) acc += __shfl_down_sync(~0u, acc, o);
   if (threadIdx.x % 32 == 0) s[threadIdx.x / 32] = acc;
   __syncthreads();
@@ -65,6 +101,7 @@ __global__ void producer(int* p, std::size_t n) {
 }
 
 static L2Flush* g_flush = nullptr;
+static unsigned g_epoch = 0;  // the poll ends' call count
 enum Mode { cold, batch, synced };
 static const char* mode_name[] = {"cold", "batch", "sync"};
 
@@ -126,7 +163,7 @@ int main(int argc, char** argv) {
   float* fin; CK(cudaMalloc(&fin, maxn * 4)); CK(cudaMemcpy(fin, hf.data(), maxn * 4, cudaMemcpyHostToDevice));
   std::vector<double> hd(maxn); for (std::size_t i = 0; i < maxn; ++i) hd[i] = double(hf[i]) * 1.0000001;
   double* din; CK(cudaMalloc(&din, maxn * 8)); CK(cudaMemcpy(din, hd.data(), maxn * 8, cudaMemcpyHostToDevice));
-  long long* partials; CK(cudaMalloc(&partials, 1 << 20)); unsigned* ticket; CK(cudaMalloc(&ticket, 4)); CK(cudaMemset(ticket, 0, 4));
+  long long* partials; CK(cudaMalloc(&partials, 1 << 20)); unsigned* ticket; CK(cudaMalloc(&ticket, 4)); CK(cudaMemset(ticket, 0, 4)); CK(cudaMemset(partials, 0, 1 << 20));
   long long* out; CK(cudaMalloc(&out, 64));
   std::size_t tb = 0; CK(cub::DeviceReduce::Sum(nullptr, tb, in, out, maxn)); tb = std::max<std::size_t>(tb, 1 << 22); void* temp; CK(cudaMalloc(&temp, tb));
   namespace op = reducelab::op; using reducelab::detail::launch_reduce;
@@ -173,6 +210,11 @@ int main(int argc, char** argv) {
       add("p256x8", [&] { plain<256, 8><<<grid_for(256, 8, sms * 8), 256>>>(in, n, partials, ticket, out); });
       add("p256x4", [&] { plain<256, 4><<<grid_for(256, 4, sms * 8), 256>>>(in, n, partials, ticket, out); });
       add("p256x2", [&] { plain<256, 2><<<grid_for(256, 2, sms * 8), 256>>>(in, n, partials, ticket, out); });
+      // the same 256 x 4 kernel with the other ends (see plain)
+      add("p4acq", [&] { plain<256, 4, 1><<<grid_for(256, 4, sms * 8), 256>>>(in, n, partials, ticket, out); });
+      add("p4pollL", [&] { plain<256, 4, 2><<<grid_for(256, 4, sms * 8), 256>>>(in, n, partials, ticket, out, ++g_epoch); });
+      add("p4poll0", [&] { plain<256, 4, 3><<<grid_for(256, 4, sms * 8), 256>>>(in, n, partials, ticket, out, ++g_epoch); });
+      add("p8pollL", [&] { plain<256, 8, 2><<<grid_for(256, 8, sms * 8), 256>>>(in, n, partials, ticket, out, ++g_epoch); });
       add("prod", [&] { producer<<<sms * 4, 512>>>(in, n); });
       add("prod+rl", [&] { producer<<<sms * 4, 512>>>(in, n); if (!launch_reduce<int, op::sum>(in, n, reinterpret_cast<std::int64_t*>(out), nullptr, {}).ok()) std::exit(2); });
       add("prod+cub", [&] { producer<<<sms * 4, 512>>>(in, n); CK(cub::DeviceReduce::Sum(temp, tbytes, in, out, n)); });
@@ -208,5 +250,17 @@ int main(int argc, char** argv) {
   long long got; CK(cudaMemcpy(&got, out, 8, cudaMemcpyDeviceToHost));
   long long want = 0; for (std::size_t i = 0; i < maxn; ++i) want += h[i];
   std::printf("plain check %s\n", got == want ? "ok" : "BAD");
+  for (std::size_t m : {std::size_t(1) << 14, std::size_t(1) << 18, std::size_t(1) << 22, maxn}) {
+    const unsigned g = unsigned(std::max<std::size_t>(1, std::min<std::size_t>((m / 4 + 1023) / 1024, std::size_t(sms) * 8)));
+    long long w = 0; for (std::size_t i = 0; i < m; ++i) w += h[i];
+    for (int end = 2; end <= 3; ++end) {
+      CK(cudaMemset(out, 0, 8));
+      if (end == 2) plain<256, 4, 2><<<g, 256>>>(in, m, partials, ticket, out, ++g_epoch);
+      else plain<256, 4, 3><<<g, 256>>>(in, m, partials, ticket, out, ++g_epoch);
+      CK(cudaGetLastError());
+      CK(cudaMemcpy(&got, out, 8, cudaMemcpyDeviceToHost));
+      std::printf("poll%d check n %zu grid %u %s\n", end, m, g, got == w ? "ok" : "BAD");
+    }
+  }
   return 0;
 }

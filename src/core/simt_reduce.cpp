@@ -21,6 +21,12 @@ DeviceBytes device_bytes(std::size_t bytes) {
   std::memset(p, 0, bytes);
   return DeviceBytes(p);
 }
+// The posted results' slots (posted_results.cuh), one set per host thread kept across calls as
+// the GPU workspace's are: every launch, whatever its type, must leave them zeroed for the next.
+unsigned long long* thread_posts() {
+  thread_local DeviceBytes posts = device_bytes(kPostBytes);
+  return static_cast<unsigned long long*>(posts.get());
+}
 }  // namespace
 
 template <class T, class Op>
@@ -63,12 +69,14 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
       const FreeShape shape = free_shape<T>(n, in, slots, kLargeLoads<T>);
       cfg.grid = dim3(shape.grid);
       rl::launch(reduceOrderFree<T, Sem, kLargeLoads<T>, kLargeContiguous<T>>, cfg, static_cast<const T*>(in), shape,
-                 static_cast<Acc*>(partials.get()), static_cast<unsigned*>(ticket.get()), static_cast<Out*>(output.get()));
+                 thread_posts(), static_cast<unsigned*>(ticket.get()),
+                 static_cast<Out*>(output.get()));
     } else {
       const FreeShape shape = free_shape<T>(n, in, slots);
       cfg.grid = dim3(shape.grid);
-      rl::launch(reduceOrderFree<T, Sem>, cfg, static_cast<const T*>(in), shape, static_cast<Acc*>(partials.get()),
-                 static_cast<unsigned*>(ticket.get()), static_cast<Out*>(output.get()));
+      rl::launch(reduceOrderFree<T, Sem>, cfg, static_cast<const T*>(in), shape,
+                 thread_posts(), static_cast<unsigned*>(ticket.get()),
+                 static_cast<Out*>(output.get()));
     }
     Out result;
     std::memcpy(static_cast<void*>(&result), output.get(), sizeof(Out));

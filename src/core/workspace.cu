@@ -13,7 +13,8 @@ namespace {
 
 constexpr std::size_t kHeaderBytes = 48;  // ticket (4 bytes, padded), accumulator, result (16 each)
 constexpr std::size_t kBytes =
-    kHeaderBytes + kPartialSlots * kPartialSlotBytes + kExactBytes + kPieceBytes + kPieceTickets * sizeof(unsigned);
+    kHeaderBytes + kPartialSlots * kPartialSlotBytes + kExactBytes + kPieceBytes + kPieceTickets * sizeof(unsigned) +
+    kPostBytes;
 
 // cudaStreamPerThread is one handle for many streams (one per host thread): key it by thread.
 using Key = std::tuple<int, stream_t, std::thread::id>;
@@ -86,6 +87,8 @@ Status workspace_for(stream_t stream, Workspace* out) {
   out->exact = reinterpret_cast<unsigned long long*>(bytes + kHeaderBytes + kPartialSlots * kPartialSlotBytes);
   out->pieces = bytes + kHeaderBytes + kPartialSlots * kPartialSlotBytes + kExactBytes;
   out->piece_tickets = reinterpret_cast<unsigned*>(static_cast<unsigned char*>(out->pieces) + kPieceBytes);
+  out->posts = reinterpret_cast<unsigned long long*>(reinterpret_cast<unsigned char*>(out->piece_tickets) +
+                                                     kPieceTickets * sizeof(unsigned));
   return {};
 }
 

@@ -14,6 +14,7 @@
 #include "reducelab/detail/cpu_reduce.hpp"
 #include "reducelab/detail/reduce_order.hpp"
 #include "core/simt_reduce.hpp"
+#include "simt/core.hpp"
 #include "reduce_support.hpp"
 
 namespace rltest {
@@ -407,6 +408,39 @@ void expect_special_extrema_match_cpu() {
 TEST(ReduceSimt, HalfAndBfloat16ExtremaSeeNaNsInfinitiesAndSignedZeros) {
   expect_special_extrema_match_cpu<half>();
   expect_special_extrema_match_cpu<bfloat16>();
+}
+
+// The order-free kernel ends with posted results (posted_results.cuh): every block but one posts
+// its fold and the collector waits for the posts. Whatever order the blocks start in and however
+// many workers run them, the collector finds every post and the result keeps the CPU backend's
+// bits: grids of more blocks than a block has threads (a collector thread waits for two slots),
+// results of 8 bytes (one store with the full word) and of 16 (argmin/argmax of doubles, the
+// 128-bit integer mean: the word stored after the value).
+TEST(ReduceSimt, PostedResultsReachTheCollectorInAnyBlockOrder) {
+  const std::uint64_t grid = detail::kThreads + 4;
+  constexpr std::uint64_t kUnitBytes = 16384;  // the kernel's unit: 256 threads x 4 loads of 16 bytes
+  const auto ints = random_input<std::int32_t>(grid * kUnitBytes / 4 + 77, 61);
+  const auto doubles = random_input<double>(grid * kUnitBytes / 8 + 5, 62);
+  struct Run {
+    simt::Schedule schedule;
+    unsigned workers;
+  };
+  for (const Run run : {Run{simt::Schedule::in_order, 1}, Run{simt::Schedule::reverse, 1},
+                        Run{simt::Schedule::random, 1}, Run{simt::Schedule::reverse, 3},
+                        Run{simt::Schedule::random, 3}}) {
+    simt::set_schedule(run.schedule, 7);
+    simt::set_worker_threads(run.workers);
+    SCOPED_TRACE(std::string(simt::name(run.schedule)) + ", " + std::to_string(run.workers) + " worker(s)");
+    for (unsigned g : {3u, unsigned(grid)}) {
+      expect_simt_matches_cpu(ints, op::sum{}, g, 0);
+      expect_simt_matches_cpu(ints, op::max{}, g, 1);
+      expect_simt_matches_cpu(ints, op::mean{}, g, 0);
+      expect_simt_matches_cpu(doubles, op::argmin{}, g, 0);
+      expect_simt_matches_cpu(doubles, op::max{}, g, 0);
+    }
+  }
+  simt::set_schedule(simt::Schedule::in_order);
+  simt::set_worker_threads(0);
 }
 
 // More chunks than threads in a block: the last block's fold strides over the chunk results.

@@ -11,16 +11,20 @@
 //   - the grid is as many units as there are, up to what the GPU holds at once, so a mid-size
 //     input spreads over every SM (2^16 int32 values: 16 blocks rather than the 8 of the
 //     fixed order's 32 KiB tiles);
-//   - one partial per block, a ticket, and the last block folds the partials (agent_reduce.cuh);
-//     or, when the launch is a single cluster (a small input: cluster.cuh), each block stores its
-//     result in the first block's shared memory and one cluster barrier replaces the ticket.
-// Against the fixed-order kernel at 2^16..2^22 on an H100 this saves ~1 us of a 6-8 us call
-// (docs/performance.md): the tile/chunk arithmetic before the first load and half the blocks.
+//   - when the launch is a single cluster (2..16 blocks: cluster.cuh), each block stores its
+//     result in the first block's shared memory and one cluster barrier ends the launch; with
+//     more blocks, each block posts its result and block 0 collects the posts
+//     (posted_results.cuh): no ticket.
+// Against the fixed-order kernel at 2^16..2^22 on an H100 this saved ~1 us of a 6-8 us call
+// (docs/performance.md): the tile/chunk arithmetic before the first load and half the blocks;
+// posting the results instead of the last-block-done ticket saved 0.3-0.5 us more for min and
+// max at 2^17..2^21 and for the int32 sum at 2^22.
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
 #include "reducelab/detail/block_reduce.cuh"
 #include "reducelab/detail/cluster.cuh"
+#include "reducelab/detail/posted_results.cuh"
 #include "reducelab/detail/reduce_ops.cuh"
 #include "reducelab/detail/portable.cuh"
 
@@ -72,12 +76,49 @@ inline bool free_shape_fits(const void* input) {
   return reinterpret_cast<std::uintptr_t>(input) % sizeof(T) == 0;
 }
 
+// The collector's end: every other block's post, folded with this block's `own` (thread 0's),
+// and the answer. Thread t waits for slots t, t + kThreads, ...; it polls them kPollBatch at a
+// time, all of a batch's loads in flight at once (one at a time, a thread of a 792-block grid
+// waited for up to four round trips in a row: int32 sum at 2^22 went from 10.9 to 11.6 us on an
+// H100). A call, not inlined: inlined, its registers made the int32 sum kernel's unit loop spill;
+// the batch is small because the kernel's register count is that of its largest callee.
+inline constexpr unsigned kPollBatch = 4;
+template <class Sem>
+__device__ __noinline__ void collect_posts(typename Sem::Acc own, rl::gmem<unsigned long long> posts,
+                                           rl::smem<typename Sem::Acc> slots, rl::gmem<typename Sem::Out> output,
+                                           std::uint64_t n) {
+  using Acc = typename Sem::Acc;
+  Acc got = threadIdx.x == 0 ? own : Sem::identity();
+  for (unsigned first = threadIdx.x; first < gridDim.x; first += kPollBatch * kThreads) {
+    unsigned pending = 0;  // bit k: slot first + k * kThreads is still to be taken
+#pragma unroll
+    for (unsigned k = 0; k < kPollBatch; ++k) {
+      const unsigned b = first + k * kThreads;
+      if (b < gridDim.x && b != blockIdx.x) pending |= 1u << k;
+    }
+    while (pending != 0) {
+      unsigned long long w[kPollBatch][kPostWords<Acc>];
+#pragma unroll
+      for (unsigned k = 0; k < kPollBatch; ++k)
+        if ((pending >> k) & 1u) poll_post<Acc>(posts, first + k * kThreads, w[k]);
+#pragma unroll
+      for (unsigned k = 0; k < kPollBatch; ++k)
+        if (((pending >> k) & 1u) && post_is_full<Acc>(w[k])) {
+          got = Sem::combine(got, take_post<Acc>(posts, first + k * kThreads, w[k]));
+          pending &= ~(1u << k);
+        }
+    }
+  }
+  got = block_fold<Sem>(got, slots);
+  if (threadIdx.x == 0) output[0] = Sem::finish(got, n);
+}
+
 // kLoads vectors per thread per unit (shape.units must be counted with it); kContiguous: each
 // block takes one contiguous run of units instead of every gridDim.x-th one. The library launches
 // the defaults, or kLargeLoads/kLargeContiguous when free_large(n).
 template <class T, class Sem, unsigned kLoads = kFreeLoads, bool kContiguous = false>
 __global__ void __launch_bounds__(kThreads)
-    reduceOrderFree(rl::gmem<const T> input, FreeShape shape, rl::gmem<typename Sem::Acc> partials,
+    reduceOrderFree(rl::gmem<const T> input, FreeShape shape, rl::gmem<unsigned long long> posts,
                     rl::gmem<unsigned> ticket, rl::gmem<typename Sem::Out> output) {
   using Acc = typename Sem::Acc;
   using Inner = typename Sem::Inner;
@@ -85,14 +126,15 @@ __global__ void __launch_bounds__(kThreads)
   constexpr std::uint64_t kUnit = std::uint64_t(kThreads) * kLoads;
   __shared__ Acc slot_storage[kWarps];
   rl::smem<Acc> slots = slot_storage;
-  __shared__ unsigned last_storage[1];
-  rl::smem<unsigned> am_last = last_storage;
+  __shared__ unsigned started_storage[1];
+  rl::smem<unsigned> started = started_storage;  // SIMT: the start ticket (posted_results.cuh)
   __shared__ Acc cluster_storage[kMaxClusterBlocks];  // the leader's: one result per block
   rl::smem<Acc> results = cluster_storage;
   const unsigned clustered = cluster_blocks();  // > 1: the whole grid is one cluster
   if (clustered > 1) cluster_arrive_relaxed();
 
   wait_for_producer();
+  if (RL_SIMT && clustered == 1 && gridDim.x > 1 && threadIdx.x == 0) started[0] = draw_start_ticket(ticket);
   const std::uint64_t head = shape.head, vectors = shape.vectors;
   Acc acc = Sem::identity();
   std::uint64_t u_begin = blockIdx.x, u_end = shape.units, u_step = gridDim.x;
@@ -169,14 +211,16 @@ __global__ void __launch_bounds__(kThreads)
     if (threadIdx.x == 0) output[0] = Sem::finish(acc, shape.n);
     return;
   }
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = acc;
-    am_last[0] = take_ticket(ticket) == gridDim.x - 1 ? 1u : 0u;
+  // Posted results: every block but the collector posts its fold and is done; the collector
+  // waits for the posts, a few slots per thread.
+  const bool collector = is_collector(RL_SIMT ? started[0] : 0u);  // block_fold's barrier ordered started[0]
+  if (!collector) {
+    if (threadIdx.x == 0) post_result<Acc>(posts, blockIdx.x, acc);
+    return;
   }
-  __syncthreads();
-  const unsigned last = am_last[0];
-  if (last == 0) return;  // uniform across the block
-  fold_partials<Sem>(partials, gridDim.x, slots, ticket, output, shape.n);
+  __syncthreads();  // slots is read once more
+  collect_posts<Sem>(acc, posts, slots, output, shape.n);
+  if (RL_SIMT && threadIdx.x == 0) ticket[0] = 0u;  // every block has drawn its start ticket
 }
 
 }  // namespace reducelab::detail

@@ -29,11 +29,11 @@ Status launch_order_free(const T* input, std::uint64_t n, typename Sem::Out* out
   const std::uint64_t slots =
       std::clamp<std::uint64_t>(options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm, 1, kPartialSlots);
   const FreeShape shape = free_shape<T>(n, input, slots, kLoads);
-  unsigned limit = 1;  // a small input is one cluster: no ticket (cluster.cuh)
+  unsigned limit = 1;  // a small input is one cluster (cluster.cuh)
   if (Status s = cluster_limit<kernel>(device, &limit); !s) return s;
   const unsigned cluster = one_cluster(shape.grid, limit, options.grid != 0);
-  const cudaError_t e = launch_kernel_clustered(kernel, shape.grid, cluster, stream, input, shape,
-                                                static_cast<typename Sem::Acc*>(ws.partials), ws.ticket, output);
+  const cudaError_t e =
+      launch_kernel_clustered(kernel, shape.grid, cluster, stream, input, shape, ws.posts, ws.ticket, output);
   if (e != cudaSuccess) return cuda_status(e, "launching reduceOrderFree");
   return {};
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The library's per-(device, stream) workspace: a ticket counter, an accumulator for the
-// nondeterministic variant, room for one result per chunk and the digits of exact sums.
+// nondeterministic variant, room for one result per chunk, the digits of exact sums and the
+// order-free kernel's posted results.
 // Allocated on first use, zeroed in stream order, kept until the process exits. Different streams get different workspaces, so
 // concurrent reductions never share a counter; calls on one stream are ordered by the stream.
 #include <cstddef>
@@ -18,10 +19,12 @@ struct Workspace {
   unsigned long long* exact = nullptr;  // kExactBytes: the digits and flags of exact sums
   void* pieces = nullptr;               // kPieceBytes: reduce_axis's column partials
   unsigned* piece_tickets = nullptr;    // kPieceTickets counters, zero between launches
+  unsigned long long* posts = nullptr;  // kPostBytes: posted results, empty between launches
 };
 
 inline constexpr std::size_t kPartialSlots = kMaxPartials;
 inline constexpr std::size_t kPartialSlotBytes = 16;  // the largest accumulator (ArgResult<double>)
+inline constexpr std::size_t kPostBytes = kPartialSlots * 32;  // a slot per block (posted_results.cuh)
 inline constexpr std::size_t kExactBytes = 1024;      // >= kExactWords (agent_exact.cuh) * 8
 inline constexpr std::size_t kPieceTickets = 2048;    // column groups of one reduce_axis launch
 inline constexpr std::size_t kPieceRedoSlots = std::size_t(1) << 16;  // reduce_axis's exact sums: pieces to redo
