@@ -414,8 +414,8 @@ TEST(ReduceSimt, HalfAndBfloat16ExtremaSeeNaNsInfinitiesAndSignedZeros) {
 // its fold and the collector waits for the posts. Whatever order the blocks start in and however
 // many workers run them, the collector finds every post and the result keeps the CPU backend's
 // bits: grids of more blocks than a block has threads (a collector thread waits for two slots),
-// results of 8 bytes (one store with the full word) and of 16 (argmin/argmax of doubles, the
-// 128-bit integer mean: the word stored after the value).
+// and results of 4, 8 and 16 bytes (int32 max, int32 sum, argmin of doubles and the 128-bit
+// integer mean: slots of one, two and four words) sharing the slots one launch after another.
 TEST(ReduceSimt, PostedResultsReachTheCollectorInAnyBlockOrder) {
   const std::uint64_t grid = detail::kThreads + 4;
   constexpr std::uint64_t kUnitBytes = 16384;  // the kernel's unit: 256 threads x 4 loads of 16 bytes

@@ -24,6 +24,7 @@ template <class T, class Sem, unsigned kLoads, bool kContiguous>
 Status launch_order_free(const T* input, std::uint64_t n, typename Sem::Out* output, stream_t stream,
                          const Options& options, const Workspace& ws, int device, int sms) {
   constexpr auto kernel = reduceOrderFree<T, Sem, kLoads, kContiguous>;
+  static_assert(kPostWords<typename Sem::Acc> * 8 * kPartialSlots <= kPostBytes, "a post larger than its slot");
   int per_sm = 0;
   if (Status s = resident_blocks<kernel>(device, &per_sm); !s) return s;
   const std::uint64_t slots =
