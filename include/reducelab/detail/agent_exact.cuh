@@ -545,6 +545,13 @@ __global__ void __launch_bounds__(kThreads, kExactBlocksPerSM<T, kSmall>)
   if (threadIdx.x == 0) misc[0] = 0u;
   __syncthreads();
   if (kSmall && gridDim.x > 1) cluster_arrive();  // release: the zeroed digits before other blocks add to them
+  if (!kSmall && !RL_SIMT && blockIdx.x == 0 && gridDim.x > 1) {
+    // Every block ends with atomics on the launch's digits and on the ticket: block 0 has L2 fetch
+    // their lines now, so that in a call after an L2 flush none of those atomics waits for DRAM.
+    constexpr unsigned kLines = (static_cast<unsigned>(kD) + 1) * 8 / 128 + 2;  // the digits may straddle a line
+    if (threadIdx.x < kLines) rl::prefetch_l2(exact + threadIdx.x * 16);
+    if (threadIdx.x == kLines) rl::prefetch_l2(ticket);
+  }
   wait_for_producer();
 
   const bool aligned = (flags & kAligned) != 0;

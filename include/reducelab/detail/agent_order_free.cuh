@@ -80,8 +80,9 @@ inline bool free_shape_fits(const void* input) {
 // and the answer. Thread t waits for slots t, t + kThreads, ...; it polls them kPollBatch at a
 // time, all of a batch's loads in flight at once (one at a time, a thread of a 792-block grid
 // waited for up to four round trips in a row: int32 sum at 2^22 went from 10.9 to 11.6 us on an
-// H100). A call, not inlined: inlined, its registers made the int32 sum kernel's unit loop spill;
-// the batch is small because the kernel's register count is that of its largest callee.
+// H100). A call, not inlined: inlined, ptxas gives the uint32 sum kernel 32 registers and a
+// spill (the int32 sum's did the same in an earlier form of the kernel); the batch is small
+// because the kernel's register count is that of its largest callee.
 inline constexpr unsigned kPollBatch = 4;
 template <class Sem>
 __device__ __noinline__ void collect_posts(typename Sem::Acc own, rl::gmem<unsigned long long> posts,
@@ -133,6 +134,7 @@ __global__ void __launch_bounds__(kThreads)
   const unsigned clustered = cluster_blocks();  // > 1: the whole grid is one cluster
   if (clustered > 1) cluster_arrive_relaxed();
 
+  if (!RL_SIMT && blockIdx.x == 0 && clustered == 1 && gridDim.x > 1) prefetch_posts<Acc>(posts);  // the collector
   wait_for_producer();
   if (RL_SIMT && clustered == 1 && gridDim.x > 1 && threadIdx.x == 0) started[0] = draw_start_ticket(ticket);
   const std::uint64_t head = shape.head, vectors = shape.vectors;

@@ -1,8 +1,9 @@
 #pragma once
 // The smallest vocabulary the library's kernels need from a backend: rl::gmem / rl::smem /
-// rl::vmem pointers and RL_SIMT. Under nvcc they are plain CUDA pointers; reducelab's own SIMT
-// build (g++, inside this project only) maps them onto the emulator's checked pointers. The lab's
-// fuller vocabulary (launch, checks, tail launches) is simt/portable.cuh, which includes this.
+// rl::vmem pointers, rl::prefetch_l2 and RL_SIMT. Under nvcc the pointers are plain CUDA pointers;
+// reducelab's own SIMT build (g++, inside this project only) maps them onto the emulator's checked
+// pointers. The lab's fuller vocabulary (launch, checks, tail launches) is simt/portable.cuh,
+// which includes this.
 #include "reducelab/config.hpp"
 
 #if defined(__CUDACC__)
@@ -18,6 +19,15 @@ template <class T>
 using smem = T*;
 template <class T>
 using vmem = volatile T*;
+
+// Asks L2 for the 128-byte line holding p (from DRAM if it is not there) and goes on without
+// waiting. For workspace lines a launch will meet late (posted results, digits, a ticket): in a
+// call after an L2 flush they are in DRAM only, and an atomic or a poll on such a line waits for
+// DRAM first.
+template <class T>
+__device__ __forceinline__ void prefetch_l2(const T* p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
 }  // namespace rl
 
 #elif __has_include("simt/runtime.hpp")  // reducelab's SIMT build; an installed tree has no SIMT
@@ -33,6 +43,9 @@ template <class T>
 using smem = ::simt::ptr<T>;
 template <class T>
 using vmem = ::simt::ptr<T>;
+
+template <class P>
+inline void prefetch_l2(const P&) {}  // no cache to warm
 }  // namespace rl
 
 #else
