@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -437,6 +439,58 @@ TEST(ReduceSimt, PostedResultsReachTheCollectorInAnyBlockOrder) {
       expect_simt_matches_cpu(ints, op::mean{}, g, 0);
       expect_simt_matches_cpu(doubles, op::argmin{}, g, 0);
       expect_simt_matches_cpu(doubles, op::max{}, g, 0);
+    }
+  }
+  simt::set_schedule(simt::Schedule::in_order);
+  simt::set_worker_threads(0);
+}
+
+// Exact sums of many blocks, in any block order and on one or several workers: each block adds
+// its digits to the launch's, and whichever block ends last rounds them. Floats in [-1, 1) (the
+// threads' pairs hold everything), floats over the whole exponent range, floats whose remainders
+// decide the sum (they reach the result only through the digits), doubles, means, an infinity
+// and -0 alone (the flags), with grids of 3 blocks and of more blocks than a block has threads.
+TEST(ReduceSimt, ExactSumsOfManyBlocksInAnyBlockOrder) {
+  const std::uint64_t grid = detail::kThreads + 4;
+  const std::uint64_t tile = detail::Shape<float>::kTile;
+  const auto uniform = random_input<float>(grid * tile + 77, 63);
+  std::vector<float> wide(grid * tile + 5);
+  std::mt19937_64 rng(64);
+  for (float& v : wide) {
+    const int e = static_cast<int>(rng() % 250) - 140;
+    const float m = 1.0f + static_cast<float>(rng() % (1u << 23)) / static_cast<float>(1u << 23);
+    v = std::ldexp(rng() % 2 ? -m : m, e);
+  }
+  // Remainders that decide the result: a thread's rows alternate (2^100, 2^40, 2^-20, -2^100) and
+  // (2^100, -2^40, 0, -2^100); its pair holds the big terms and cancels them, while every 2^-20
+  // leaves the pair for the digits. The sum is 2^-20 per first-kind vector, and 0 without them.
+  std::vector<float> remainders(grid * tile);
+  for (std::size_t v = 0; v < remainders.size() / 4; ++v) {
+    const bool first = (v / detail::kThreads) % 2 == 0;
+    const float row[4] = {0x1p100f, first ? 0x1p40f : -0x1p40f, first ? 0x1p-20f : 0.0f, -0x1p100f};
+    std::copy(row, row + 4, remainders.begin() + 4 * v);
+  }
+  std::vector<float> with_inf = uniform;
+  with_inf[with_inf.size() / 2] = std::numeric_limits<float>::infinity();
+  const std::vector<float> negative_zeros(grid * tile, -0.0f);
+  const auto doubles = random_input<double>(grid * detail::Shape<double>::kTile + 3, 65);
+  struct Run {
+    simt::Schedule schedule;
+    unsigned workers;
+  };
+  for (const Run run : {Run{simt::Schedule::in_order, 1}, Run{simt::Schedule::reverse, 1},
+                        Run{simt::Schedule::random, 3}}) {
+    simt::set_schedule(run.schedule, 9);
+    simt::set_worker_threads(run.workers);
+    SCOPED_TRACE(std::string(simt::name(run.schedule)) + ", " + std::to_string(run.workers) + " worker(s)");
+    for (unsigned g : {3u, unsigned(grid)}) {
+      expect_simt_matches_cpu(uniform, op::sum{}, g, 0);
+      expect_simt_matches_cpu(wide, op::sum{}, g, 1);
+      expect_simt_matches_cpu(wide, op::mean{}, g, 0);
+      expect_simt_matches_cpu(remainders, op::sum{}, g, 0);
+      expect_simt_matches_cpu(with_inf, op::sum{}, g, 0);
+      expect_simt_matches_cpu(negative_zeros, op::sum{}, g, 0);
+      expect_simt_matches_cpu(doubles, op::sum{}, g, 0);
     }
   }
   simt::set_schedule(simt::Schedule::in_order);
