@@ -1,10 +1,14 @@
 // A developer's probe for small and mid sizes (2^10..2^24): reducelab::reduce against CUB and
 // against "plain", the textbook last-block-done kernel in several shapes (threads x 16-byte loads
 // per thread), in the three timing modes of `reducelab bench` (cold: queued behind an L2 flush;
-// batch: 100 back-to-back calls between two events; sync: event, one call, event). Also a
+// batch: 100 back-to-back calls between two events; sync: event, one call, event) and a fourth,
+// "code": cold data, warm code (see time_us). Also a
 // producer kernel followed by a reduce, to see what overlapping launches save.
-//   midn_probe [repeats=50] [filter] [ncu]      (RL_PROBE_SIZES=11,13 times other sizes: log2 n <= 26)
-// Rows: cub/cubf/cubd/cubmax (CUB), rl/rlf/rlmax/rlmaxi/rld (reducelab::reduce), p<threads>x<loads>
+//   midn_probe [repeats=50] [filter] [ncu]      (RL_PROBE_SIZES=11,13 times other sizes: log2 n <= 26;
+//                                                RL_PROBE_MODES=cold,code picks the timing modes)
+// Rows: cub/cubf/cubd/cubmax (CUB), rl/rlf/rlmax/rlmaxi/rld (reducelab::reduce), rlk/rlkp and
+// rlfk/rlfkp (the int32 sum's and exact float sum's large kernels launched by hand: <<<>>> or
+// with the library's launch attribute), p<threads>x<loads>
 // (plain, ticket), p4acq/p4pollL/p4poll0/p8pollL (plain, 256 threads, other ends: see plain).
 // filter keeps the rows whose name it contains (e.g. "cub,rl,cubf,rlf"); a third argument makes
 // one launch of each kernel at 2^16 and 2^20, for `ncu -k regex:'reduce|plain'`.
@@ -102,8 +106,13 @@ __global__ void producer(int* p, std::size_t n) {
 
 static L2Flush* g_flush = nullptr;
 static unsigned g_epoch = 0;  // the poll ends' call count
-enum Mode { cold, batch, synced };
-static const char* mode_name[] = {"cold", "batch", "sync"};
+// "code": cold data, warm code: after the L2 flush, one untimed call of the same function on a
+// second copy of the input (g_swap points the calls at it and back), then the timed call on the
+// flushed input. The difference to cold is what fetching the kernel's code (and its constants)
+// from DRAM costs the call.
+enum Mode { cold, batch, synced, code };
+static const char* mode_name[] = {"cold", "batch", "sync", "code"};
+static std::function<void()> g_swap;
 
 float time_us(Mode m, const std::function<void()>& f, int reps) {
   cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
@@ -112,6 +121,11 @@ float time_us(Mode m, const std::function<void()>& f, int reps) {
     float ms = 0;
     if (m == cold) {
       (*g_flush)();
+      CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
+      CK(cudaEventElapsedTime(&ms, a, b));
+    } else if (m == code) {
+      (*g_flush)();
+      g_swap(); f(); g_swap();
       CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
       CK(cudaEventElapsedTime(&ms, a, b));
     } else if (m == batch) {
@@ -142,6 +156,34 @@ void exact_small_by_hand(const float* in, std::size_t n, float* out, bool cluste
   const unsigned grid = cluster && tiles > 1 ? tiles : 1;
   CK(launch_kernel_clustered(kernel, grid, grid, nullptr, in, std::uint64_t(n), unsigned(kAligned), ws.exact, ws.ticket,
                              out));
+}
+
+// The library's kernels launched by hand, to see what the launch itself costs: the order-free
+// int32 sum (grids of more than 16 blocks) and the exact float sum's large kernel, each either
+// with the library's attribute (programmatic stream serialization: "pdl") or with <<<>>>.
+void free_sum_by_hand(const int* in, std::size_t n, std::int64_t* out, bool pdl) {
+  using namespace reducelab::detail;
+  using Sem = semantics_t<int, reducelab::op::sum>;
+  constexpr auto kernel = reduceOrderFree<int, Sem, kFreeLoads, false>;
+  Workspace ws;
+  if (!workspace_for(nullptr, &ws).ok()) std::exit(2);
+  int device = 0, sms = 0, per_sm = 0;
+  if (!current_sm_count(&device, &sms).ok() || !resident_blocks<kernel>(device, &per_sm).ok()) std::exit(2);
+  const FreeShape shape = free_shape<int>(n, in, std::uint64_t(sms) * per_sm);
+  if (pdl) CK(launch_kernel(kernel, shape.grid, nullptr, in, shape, ws.posts, ws.ticket, out));
+  else kernel<<<shape.grid, kThreads>>>(in, shape, ws.posts, ws.ticket, out);
+}
+void exact_large_by_hand(const float* in, std::size_t n, float* out, bool pdl) {
+  using namespace reducelab::detail;
+  constexpr auto kernel = reduceExact<float, float, false>;
+  Workspace ws;
+  if (!workspace_for(nullptr, &ws).ok()) std::exit(2);
+  int device = 0, sms = 0, per_sm = 0;
+  if (!current_sm_count(&device, &sms).ok() || !resident_blocks<kernel>(device, &per_sm).ok()) std::exit(2);
+  const std::uint64_t tiles = (n + Shape<float>::kTile - 1) / Shape<float>::kTile;
+  const unsigned grid = unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>(tiles, std::uint64_t(sms) * per_sm)));
+  if (pdl) CK(launch_kernel(kernel, grid, nullptr, in, std::uint64_t(n), unsigned(kAligned), ws.exact, ws.ticket, out));
+  else kernel<<<grid, kThreads>>>(in, std::uint64_t(n), unsigned(kAligned), ws.exact, ws.ticket, out);
 }
 
 int main(int argc, char** argv) {
@@ -178,7 +220,7 @@ int main(int argc, char** argv) {
       p = *end == ',' ? end + 1 : end;
     }
   }
-  if (argc > 3) {  // ncu mode: one launch of each at 2^16 and 2^20 (or the sizes asked for)
+  if (argc > 3) {  // ncu mode: one launch of each at 2^16 and 2^20 (or the sizes asked for), CUB's int and float sums
     if (!std::getenv("RL_PROBE_SIZES")) sizes = {16, 20};
     for (int lg : sizes) {
       const std::size_t n = std::size_t(1) << lg;
@@ -186,12 +228,25 @@ int main(int argc, char** argv) {
       if (!launch_reduce<float, op::sum>(fin, n, reinterpret_cast<float*>(out), nullptr, {}).ok()) std::exit(2);
       const unsigned g = unsigned(std::min<std::size_t>((n / 4 + 2047) / 2048, std::size_t(sms) * 4));
       plain<512, 4><<<g, 512>>>(in, n, partials, ticket, out);
+      const unsigned g4 = unsigned(std::min<std::size_t>((n / 4 + 1023) / 1024, std::size_t(sms) * 8));
+      plain<256, 4, 3><<<g4, 256>>>(in, n, partials, ticket, out, ++g_epoch);  // p4poll0
       size_t tbytes = tb; CK(cub::DeviceReduce::Sum(temp, tbytes, in, out, n));
+      CK(cub::DeviceReduce::Sum(temp, tbytes, fin, reinterpret_cast<float*>(out), n));
     }
     CK(cudaDeviceSynchronize());
     return 0;
   }
-  for (Mode m : {cold, batch, synced}) {
+  int* in2; CK(cudaMalloc(&in2, maxn * 4)); CK(cudaMemcpy(in2, in, maxn * 4, cudaMemcpyDeviceToDevice));
+  float* fin2; CK(cudaMalloc(&fin2, maxn * 4)); CK(cudaMemcpy(fin2, fin, maxn * 4, cudaMemcpyDeviceToDevice));
+  double* din2; CK(cudaMalloc(&din2, maxn * 8)); CK(cudaMemcpy(din2, din, maxn * 8, cudaMemcpyDeviceToDevice));
+  g_swap = [&] { std::swap(in, in2); std::swap(fin, fin2); std::swap(din, din2); };
+  std::vector<Mode> modes = {cold, batch, synced, code};
+  if (const char* env = std::getenv("RL_PROBE_MODES")) {  // e.g. "cold,code"
+    modes.clear();
+    for (Mode m : {cold, batch, synced, code})
+      if (std::strstr(env, mode_name[m])) modes.push_back(m);
+  }
+  for (Mode m : modes) {
     std::printf("[%s] empty %.2f us\n", mode_name[m], time_us(m, [] { empty_kernel<<<1, 32>>>(); }, reps));
     for (int lg : sizes) {
       const std::size_t n = std::size_t(1) << lg;
@@ -222,6 +277,10 @@ int main(int argc, char** argv) {
       // input ("rlf1") against one cluster of a block per tile ("rlfc", what the library does)
       add("rlf1", [&] { exact_small_by_hand(fin, n, reinterpret_cast<float*>(out), false); });
       add("rlfc", [&] { exact_small_by_hand(fin, n, reinterpret_cast<float*>(out), true); });
+      add("rlkp", [&] { free_sum_by_hand(in, n, reinterpret_cast<std::int64_t*>(out), true); });
+      add("rlk", [&] { free_sum_by_hand(in, n, reinterpret_cast<std::int64_t*>(out), false); });
+      add("rlfkp", [&] { exact_large_by_hand(fin, n, reinterpret_cast<float*>(out), true); });
+      add("rlfk", [&] { exact_large_by_hand(fin, n, reinterpret_cast<float*>(out), false); });
       add("rlmaxi", [&] { if (!launch_reduce<int, op::max>(in, n, reinterpret_cast<int*>(out), nullptr, {}).ok()) std::exit(2); });
       add("rld", [&] { if (!launch_reduce<double, op::sum>(din, n, reinterpret_cast<double*>(out), nullptr, {}).ok()) std::exit(2); });
       add("cubd", [&] { CK(cub::DeviceReduce::Sum(temp, tbytes, din, reinterpret_cast<double*>(out), n)); });
