@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <random>
@@ -412,6 +413,24 @@ TEST(ReduceSimt, HalfAndBfloat16ExtremaSeeNaNsInfinitiesAndSignedZeros) {
   expect_special_extrema_match_cpu<bfloat16>();
 }
 
+// Runs `check` with the SIMT runtime taking the blocks in each of `runs` (an order and a number of
+// workers; `seed` shuffles the random order), then restores the default schedule.
+struct BlockOrder {
+  simt::Schedule schedule;
+  unsigned workers;
+};
+template <class Check>
+void in_block_orders(std::initializer_list<BlockOrder> runs, unsigned seed, Check&& check) {
+  for (const BlockOrder run : runs) {
+    simt::set_schedule(run.schedule, seed);
+    simt::set_worker_threads(run.workers);
+    SCOPED_TRACE(std::string(simt::name(run.schedule)) + ", " + std::to_string(run.workers) + " worker(s)");
+    check();
+  }
+  simt::set_schedule(simt::Schedule::in_order);
+  simt::set_worker_threads(0);
+}
+
 // The order-free kernel ends with posted results (posted_results.cuh): every block but one posts
 // its fold and the collector waits for the posts. Whatever order the blocks start in and however
 // many workers run them, the collector finds every post and the result keeps the CPU backend's
@@ -423,26 +442,17 @@ TEST(ReduceSimt, PostedResultsReachTheCollectorInAnyBlockOrder) {
   constexpr std::uint64_t kUnitBytes = 16384;  // the kernel's unit: 256 threads x 4 loads of 16 bytes
   const auto ints = random_input<std::int32_t>(grid * kUnitBytes / 4 + 77, 61);
   const auto doubles = random_input<double>(grid * kUnitBytes / 8 + 5, 62);
-  struct Run {
-    simt::Schedule schedule;
-    unsigned workers;
-  };
-  for (const Run run : {Run{simt::Schedule::in_order, 1}, Run{simt::Schedule::reverse, 1},
-                        Run{simt::Schedule::random, 1}, Run{simt::Schedule::reverse, 3},
-                        Run{simt::Schedule::random, 3}}) {
-    simt::set_schedule(run.schedule, 7);
-    simt::set_worker_threads(run.workers);
-    SCOPED_TRACE(std::string(simt::name(run.schedule)) + ", " + std::to_string(run.workers) + " worker(s)");
-    for (unsigned g : {3u, unsigned(grid)}) {
-      expect_simt_matches_cpu(ints, op::sum{}, g, 0);
-      expect_simt_matches_cpu(ints, op::max{}, g, 1);
-      expect_simt_matches_cpu(ints, op::mean{}, g, 0);
-      expect_simt_matches_cpu(doubles, op::argmin{}, g, 0);
-      expect_simt_matches_cpu(doubles, op::max{}, g, 0);
-    }
-  }
-  simt::set_schedule(simt::Schedule::in_order);
-  simt::set_worker_threads(0);
+  in_block_orders({{simt::Schedule::in_order, 1}, {simt::Schedule::reverse, 1}, {simt::Schedule::random, 1},
+                   {simt::Schedule::reverse, 3}, {simt::Schedule::random, 3}},
+                  7, [&] {
+                    for (unsigned g : {3u, unsigned(grid)}) {
+                      expect_simt_matches_cpu(ints, op::sum{}, g, 0);
+                      expect_simt_matches_cpu(ints, op::max{}, g, 1);
+                      expect_simt_matches_cpu(ints, op::mean{}, g, 0);
+                      expect_simt_matches_cpu(doubles, op::argmin{}, g, 0);
+                      expect_simt_matches_cpu(doubles, op::max{}, g, 0);
+                    }
+                  });
 }
 
 // Exact sums of many blocks, in any block order and on one or several workers: each block adds
@@ -474,15 +484,9 @@ TEST(ReduceSimt, ExactSumsOfManyBlocksInAnyBlockOrder) {
   with_inf[with_inf.size() / 2] = std::numeric_limits<float>::infinity();
   const std::vector<float> negative_zeros(grid * tile, -0.0f);
   const auto doubles = random_input<double>(grid * detail::Shape<double>::kTile + 3, 65);
-  struct Run {
-    simt::Schedule schedule;
-    unsigned workers;
-  };
-  for (const Run run : {Run{simt::Schedule::in_order, 1}, Run{simt::Schedule::reverse, 1},
-                        Run{simt::Schedule::random, 3}}) {
-    simt::set_schedule(run.schedule, 9);
-    simt::set_worker_threads(run.workers);
-    SCOPED_TRACE(std::string(simt::name(run.schedule)) + ", " + std::to_string(run.workers) + " worker(s)");
+  const std::initializer_list<BlockOrder> orders = {
+      {simt::Schedule::in_order, 1}, {simt::Schedule::reverse, 1}, {simt::Schedule::random, 3}};
+  in_block_orders(orders, 9, [&] {
     for (unsigned g : {3u, unsigned(grid)}) {
       expect_simt_matches_cpu(uniform, op::sum{}, g, 0);
       expect_simt_matches_cpu(wide, op::sum{}, g, 1);
@@ -492,9 +496,7 @@ TEST(ReduceSimt, ExactSumsOfManyBlocksInAnyBlockOrder) {
       expect_simt_matches_cpu(negative_zeros, op::sum{}, g, 0);
       expect_simt_matches_cpu(doubles, op::sum{}, g, 0);
     }
-  }
-  simt::set_schedule(simt::Schedule::in_order);
-  simt::set_worker_threads(0);
+  });
 }
 
 // More chunks than threads in a block: the last block's fold strides over the chunk results.
