@@ -9,7 +9,8 @@
 // Rows: cub/cubf/cubd/cubmax (CUB), rl/rlf/rlmax/rlmaxi/rld (reducelab::reduce), rlk/rlkp and
 // rlfk/rlfkp (the int32 sum's and exact float sum's large kernels launched by hand: <<<>>> or
 // with the library's launch attribute), p<threads>x<loads>
-// (plain, ticket), p4acq/p4pollL/p4poll0/p8pollL (plain, 256 threads, other ends: see plain).
+// (plain, ticket), p4acq/p4pollL/p4poll0/p4lib/p4lib1/p8pollL (plain, 256 threads, other ends:
+// see plain).
 // filter keeps the rows whose name it contains (e.g. "cub,rl,cubf,rlf"); a third argument makes
 // one launch of each kernel at 2^16 and 2^20, for `ncu -k regex:'reduce|plain'`.
 #include <cub/cub.cuh>
@@ -33,7 +34,10 @@ __global__ void empty_kernel() {}
 // each block stores {partial, epoch} as one 16-byte store and the grid's last block polls the
 // slots until every one carries this call's epoch; 3: the same, block 0 polls (the library's
 // order-free kernel, whose posts carry a flag in every 64-bit word instead: posted_results.cuh).
-// The probe's own check below runs 2 and 3 at four sizes.
+// 4: block 0 collects posts in the library's format (posted_results.cuh: a 1 in every word's
+// high half, the slot zeroed as it is taken), four slots a thread in flight as collect_posts
+// polls them; 5: the same format, one slot at a time as 3 polls. `partials` is then a zeroed
+// buffer of its own. The probe's own check below runs 2 to 5 at four sizes.
 template <int THREADS, int LOADS, int END = 0>
 __global__ void __launch_bounds__(THREADS) plain(const int* in, std::size_t n, long long* partials, unsigned* ticket, long long* out,
                                                  unsigned epoch = 0) {
@@ -57,7 +61,37 @@ __global__ void __launch_bounds__(THREADS) plain(const int* in, std::size_t n, l
     acc = threadIdx.x < THREADS / 32 ? s[threadIdx.x] : 0;
     for (int o = 16; o; o >>= 1) acc += __shfl_down_sync(~0u, acc, o);
   }
-  if constexpr (END >= 2) {
+  if constexpr (END >= 4) {
+    using namespace reducelab::detail;
+    unsigned long long* posts = reinterpret_cast<unsigned long long*>(partials);
+    if (blockIdx.x != 0) {
+      if (threadIdx.x == 0) post_result<long long>(posts, blockIdx.x, acc);
+      return;
+    }
+    acc = threadIdx.x == 0 ? acc : 0;
+    constexpr unsigned kBatch = END == 4 ? 4 : 1;
+    for (unsigned first = threadIdx.x; first < gridDim.x; first += kBatch * THREADS) {
+      unsigned pending = 0;
+#pragma unroll
+      for (unsigned k = 0; k < kBatch; ++k) {
+        const unsigned b = first + k * THREADS;
+        if (b < gridDim.x && b != 0) pending |= 1u << k;
+      }
+      while (pending != 0) {
+        unsigned long long w[kBatch][kPostWords<long long>];
+#pragma unroll
+        for (unsigned k = 0; k < kBatch; ++k)
+          if ((pending >> k) & 1u) poll_post<long long>(posts, first + k * THREADS, w[k]);
+#pragma unroll
+        for (unsigned k = 0; k < kBatch; ++k)
+          if (((pending >> k) & 1u) && post_is_full<long long>(w[k])) {
+            acc += take_post<long long>(posts, first + k * THREADS, w[k]);
+            pending &= ~(1u << k);
+          }
+      }
+    }
+    __syncthreads();  // s[] is read again below
+  } else if constexpr (END >= 2) {
     const unsigned collector = END == 2 ? gridDim.x - 1 : 0;
     longlong2* slot = reinterpret_cast<longlong2*>(partials);
     if (blockIdx.x != collector) {
@@ -207,6 +241,7 @@ int main(int argc, char** argv) {
   double* din; CK(cudaMalloc(&din, maxn * 8)); CK(cudaMemcpy(din, hd.data(), maxn * 8, cudaMemcpyHostToDevice));
   long long* partials; CK(cudaMalloc(&partials, 1 << 20)); unsigned* ticket; CK(cudaMalloc(&ticket, 4)); CK(cudaMemset(ticket, 0, 4)); CK(cudaMemset(partials, 0, 1 << 20));
   long long* out; CK(cudaMalloc(&out, 64));
+  long long* posts4; CK(cudaMalloc(&posts4, 1 << 20)); CK(cudaMemset(posts4, 0, 1 << 20));  // ends 4 and 5
   std::size_t tb = 0; CK(cub::DeviceReduce::Sum(nullptr, tb, in, out, maxn)); tb = std::max<std::size_t>(tb, 1 << 22); void* temp; CK(cudaMalloc(&temp, tb));
   namespace op = reducelab::op; using reducelab::detail::launch_reduce;
   std::vector<int> sizes = {10, 12, 14, 16, 18, 20, 22, 24, 26};
@@ -269,6 +304,8 @@ int main(int argc, char** argv) {
       add("p4acq", [&] { plain<256, 4, 1><<<grid_for(256, 4, sms * 8), 256>>>(in, n, partials, ticket, out); });
       add("p4pollL", [&] { plain<256, 4, 2><<<grid_for(256, 4, sms * 8), 256>>>(in, n, partials, ticket, out, ++g_epoch); });
       add("p4poll0", [&] { plain<256, 4, 3><<<grid_for(256, 4, sms * 8), 256>>>(in, n, partials, ticket, out, ++g_epoch); });
+      add("p4lib", [&] { plain<256, 4, 4><<<grid_for(256, 4, sms * 8), 256>>>(in, n, posts4, ticket, out); });
+      add("p4lib1", [&] { plain<256, 4, 5><<<grid_for(256, 4, sms * 8), 256>>>(in, n, posts4, ticket, out); });
       add("p8pollL", [&] { plain<256, 8, 2><<<grid_for(256, 8, sms * 8), 256>>>(in, n, partials, ticket, out, ++g_epoch); });
       add("prod", [&] { producer<<<sms * 4, 512>>>(in, n); });
       add("prod+rl", [&] { producer<<<sms * 4, 512>>>(in, n); if (!launch_reduce<int, op::sum>(in, n, reinterpret_cast<std::int64_t*>(out), nullptr, {}).ok()) std::exit(2); });
@@ -312,10 +349,12 @@ int main(int argc, char** argv) {
   for (std::size_t m : {std::size_t(1) << 14, std::size_t(1) << 18, std::size_t(1) << 22, maxn}) {
     const unsigned g = unsigned(std::max<std::size_t>(1, std::min<std::size_t>((m / 4 + 1023) / 1024, std::size_t(sms) * 8)));
     long long w = 0; for (std::size_t i = 0; i < m; ++i) w += h[i];
-    for (int end = 2; end <= 3; ++end) {
+    for (int end = 2; end <= 5; ++end) {
       CK(cudaMemset(out, 0, 8));
       if (end == 2) plain<256, 4, 2><<<g, 256>>>(in, m, partials, ticket, out, ++g_epoch);
-      else plain<256, 4, 3><<<g, 256>>>(in, m, partials, ticket, out, ++g_epoch);
+      else if (end == 3) plain<256, 4, 3><<<g, 256>>>(in, m, partials, ticket, out, ++g_epoch);
+      else if (end == 4) plain<256, 4, 4><<<g, 256>>>(in, m, posts4, ticket, out);
+      else plain<256, 4, 5><<<g, 256>>>(in, m, posts4, ticket, out);
       CK(cudaGetLastError());
       CK(cudaMemcpy(&got, out, 8, cudaMemcpyDeviceToHost));
       std::printf("poll%d check n %zu grid %u %s\n", end, m, g, got == w ? "ok" : "BAD");
