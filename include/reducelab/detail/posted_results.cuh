@@ -56,9 +56,10 @@ __device__ __forceinline__ unsigned draw_start_ticket(rl::gmem<unsigned> ticket)
 }
 
 // The collector asks L2 for its slots' lines at its start, one prefetch per 128 bytes of slots
-// and one for the last slot (the slots need not start a line), and goes on without waiting. After the L2 flush of a cold call the lines are in DRAM only: a post
-// then lands in a line L2 holds, and the poll that finds it reads L2 instead of waiting for DRAM
-// (int32 sum on an H100, cold: 2^18 5.9 -> 5.7 us, 2^20 7.0 -> 6.7; docs/performance.md).
+// and one for the last slot (the slots need not start a line), and goes on without waiting.
+// After the L2 flush of a cold call the lines are in DRAM only: a post then lands in a line L2
+// holds, and the poll that finds it reads L2 instead of waiting for DRAM (int32 sum on an H100,
+// cold: 2^18 5.9 -> 5.7 us, 2^20 7.0 -> 6.7; docs/performance.md).
 template <class Acc>
 __device__ __forceinline__ void prefetch_posts(rl::gmem<unsigned long long> posts) {
   constexpr unsigned kSlotsPerLine = 128 / (8 * kPostWords<Acc>);
@@ -67,16 +68,10 @@ __device__ __forceinline__ void prefetch_posts(rl::gmem<unsigned long long> post
   if (threadIdx.x == blockDim.x - 1) rl::prefetch_l2(posts + std::uint64_t(gridDim.x - 1) * kPostWords<Acc>);
 }
 
-// Posts `value` to slot `slot`. One thread per block.
-template <class Acc>
-__device__ __forceinline__ void post_result(rl::gmem<unsigned long long> posts, unsigned slot, const Acc& value) {
-  constexpr unsigned kWords = kPostWords<Acc>;
-  static_assert(sizeof(Acc) <= 4 * kWords);
-  unsigned piece[kWords] = {};
-  memcpy(piece, &value, sizeof(Acc));
-  unsigned long long w[kWords];
-#pragma unroll
-  for (unsigned k = 0; k < kWords; ++k) w[k] = (1ull << 32) | piece[k];
+// Writes the kWords words of slot `slot`: whole 64-bit words, two to a 16-byte store.
+template <unsigned kWords>
+__device__ __forceinline__ void store_slot(rl::gmem<unsigned long long> posts, unsigned slot,
+                                           const unsigned long long (&w)[kWords]) {
   const std::uint64_t at = std::uint64_t(slot) * kWords;
 #if RL_SIMT
   for (unsigned k = 0; k < kWords; ++k) atomicExch(&posts[at + k], w[k]);
@@ -90,6 +85,19 @@ __device__ __forceinline__ void post_result(rl::gmem<unsigned long long> posts, 
       asm volatile("st.relaxed.gpu.global.v2.b64 [%0], {%1, %2};" ::"l"(p + k), "l"(w[k]), "l"(w[k + 1]) : "memory");
   }
 #endif
+}
+
+// Posts `value` to slot `slot`. One thread per block.
+template <class Acc>
+__device__ __forceinline__ void post_result(rl::gmem<unsigned long long> posts, unsigned slot, const Acc& value) {
+  constexpr unsigned kWords = kPostWords<Acc>;
+  static_assert(sizeof(Acc) <= 4 * kWords);
+  unsigned piece[kWords] = {};
+  memcpy(piece, &value, sizeof(Acc));
+  unsigned long long w[kWords];
+#pragma unroll
+  for (unsigned k = 0; k < kWords; ++k) w[k] = (1ull << 32) | piece[k];
+  store_slot<kWords>(posts, slot, w);
 }
 
 // The collector's side, in three steps so that a thread can have every one of its slots' loads in
@@ -126,19 +134,8 @@ template <class Acc>
 __device__ __forceinline__ Acc take_post(rl::gmem<unsigned long long> posts, unsigned slot,
                                          const unsigned long long (&w)[kPostWords<Acc>]) {
   constexpr unsigned kWords = kPostWords<Acc>;
-  const std::uint64_t at = std::uint64_t(slot) * kWords;
-#if RL_SIMT
-  for (unsigned k = 0; k < kWords; ++k) atomicExch(&posts[at + k], 0ull);
-#else
-  unsigned long long* p = posts + at;
-  if constexpr (kWords == 1) {
-    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(0ull) : "memory");
-  } else {
-#pragma unroll
-    for (unsigned k = 0; k < kWords; k += 2)
-      asm volatile("st.relaxed.gpu.global.v2.b64 [%0], {%1, %1};" ::"l"(p + k), "l"(0ull) : "memory");
-  }
-#endif
+  const unsigned long long empty[kWords] = {};
+  store_slot<kWords>(posts, slot, empty);
   unsigned piece[kWords];
 #pragma unroll
   for (unsigned k = 0; k < kWords; ++k) piece[k] = static_cast<unsigned>(w[k]);
