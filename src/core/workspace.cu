@@ -48,6 +48,23 @@ Status current_sm_count(int* device, int* sms) {
   return {};
 }
 
+Status wide_memory(int device, bool* wide) {
+  static int cached[64] = {};  // 0: not asked yet, 1: narrow, 2: wide
+  if (device >= 0 && device < 64 && cached[device] != 0) {
+    *wide = cached[device] == 2;
+    return {};
+  }
+  int khz = 0, bits = 0;
+  cudaError_t e = cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device);
+  if (e != cudaSuccess) return cuda_status(e, "cudaDeviceGetAttribute(MemoryClockRate)");
+  e = cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, device);
+  if (e != cudaSuccess) return cuda_status(e, "cudaDeviceGetAttribute(GlobalMemoryBusWidth)");
+  const double bytes_per_s = 2.0 * khz * 1e3 * bits / 8;  // two transfers a clock
+  *wide = bytes_per_s >= 4e12;
+  if (device >= 0 && device < 64) cached[device] = *wide ? 2 : 1;
+  return {};
+}
+
 Status workspace_for(stream_t stream, Workspace* out) {
   int device = 0;
   cudaError_t e = cudaGetDevice(&device);

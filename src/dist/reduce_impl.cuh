@@ -150,7 +150,9 @@ Status reduce(const T* local, std::uint64_t local_n, Op, result_t<T, Op>* output
     auto* head = reinterpret_cast<rd::RecordHead<Acc>*>(send);
     if (dd::free_shape_fits<T>(local)) {  // the single-GPU library's fastest kernel, in its shape for this n
       const int sms = detail::sm_count(c.device);
-      const Status s = dd::free_large<T>(local_n)
+      bool wide = false;
+      if (Status w = dd::wide_memory(c.device, &wide); !w) return w;
+      const Status s = dd::free_large<T>(local_n, wide)
                            ? dd::launch_order_free<T, Head, dd::kLargeLoads<T>, dd::kLargeContiguous<T>>(
                                  local, local_n, head, stream, reducelab::Options{}, ws, c.device, sms)
                            : dd::launch_order_free<T, Head, dd::kFreeLoads, false>(local, local_n, head, stream,

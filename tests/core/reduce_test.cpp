@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "reducelab/detail/agent_order_free.cuh"
 #include "reducelab/detail/cpu_reduce.hpp"
 #include "reducelab/detail/reduce_order.hpp"
 #include "core/simt_reduce.hpp"
@@ -355,6 +356,21 @@ TYPED_TEST(ReduceSimt, KernelHasTheCpuBitsForEveryOperationGridAndAlignment) {
       expect_simt_matches_cpu(x, op::argmax{}, c.grid, c.offset);
     }
   }
+}
+
+// When the order-free kernel takes its large-input shape: 8 vectors a thread for elements of up to
+// 4 bytes from 2^24 on a GPU with wide memory only (an H200, not an H100: agent_order_free.cuh),
+// contiguous runs of units for 8-byte elements from 2^27 on every GPU.
+TEST(ReduceOrder, LargeShapeForSmallElementsOnlyWithWideMemory) {
+  using detail::free_large;
+  EXPECT_TRUE(free_large<float>(std::uint64_t(1) << 24, true));
+  EXPECT_FALSE(free_large<float>((std::uint64_t(1) << 24) - 1, true));
+  EXPECT_FALSE(free_large<float>(std::uint64_t(1) << 24, false));
+  EXPECT_FALSE(free_large<std::int32_t>(std::uint64_t(1) << 31, false));
+  EXPECT_TRUE(free_large<half>(std::uint64_t(1) << 30, true));
+  EXPECT_TRUE(free_large<double>(std::uint64_t(1) << 27, false));
+  EXPECT_TRUE(free_large<double>(std::uint64_t(1) << 27, true));
+  EXPECT_FALSE(free_large<double>((std::uint64_t(1) << 27) - 1, true));
 }
 
 // The order-free kernel's large-input shape (8 vectors per thread for small elements, contiguous

@@ -45,14 +45,18 @@ struct FreeShape {
 // the first): elements of up to 4 bytes load 8 vectors per thread per unit from 2^24 elements
 // (float at 2^30: 945 us against 955; CUB 947); 8-byte elements take contiguous runs of units
 // from 2^27 (double at 2^30: 1906 us against 1958; CUB 1895). The other combinations were slower
-// (double with 8 vectors: 2265 us at 2^30).
+// (double with 8 vectors: 2265 us at 2^30). On an H100, whose DRAM is 30 % slower, 8 vectors
+// were the slower shape (bench/midn_probe, cold, int32 sum: 2^24 26.7 us against 25.9, 2^26
+// 91.2 against 89.5, 2^28 349.7 against 343.4, where a bare read of 2^28 took 342.2), so 4-byte
+// elements take it only on a GPU with wide memory (wide_memory, workspace.hpp).
 template <class T>
 inline constexpr unsigned kLargeLoads = sizeof(T) <= 4 ? 8u : kFreeLoads;
 template <class T>
 inline constexpr bool kLargeContiguous = sizeof(T) > 4;
 template <class T>
-inline bool free_large(std::uint64_t n) {
-  return n >= (sizeof(T) <= 4 ? (std::uint64_t(1) << 24) : (std::uint64_t(1) << 27));
+inline bool free_large(std::uint64_t n, bool wide_memory) {
+  if constexpr (sizeof(T) <= 4) return wide_memory && n >= (std::uint64_t(1) << 24);
+  else return n >= (std::uint64_t(1) << 27);
 }
 
 // `loads`: the kernel's vectors per thread per unit (kFreeLoads, or kLargeLoads<T> for the large shape).
@@ -116,7 +120,7 @@ __device__ __noinline__ void collect_posts(typename Sem::Acc own, rl::gmem<unsig
 
 // kLoads vectors per thread per unit (shape.units must be counted with it); kContiguous: each
 // block takes one contiguous run of units instead of every gridDim.x-th one. The library launches
-// the defaults, or kLargeLoads/kLargeContiguous when free_large(n).
+// the defaults, or kLargeLoads/kLargeContiguous when free_large(n, wide_memory).
 template <class T, class Sem, unsigned kLoads = kFreeLoads, bool kContiguous = false>
 __global__ void __launch_bounds__(kThreads)
     reduceOrderFree(rl::gmem<const T> input, FreeShape shape, rl::gmem<unsigned long long> posts,

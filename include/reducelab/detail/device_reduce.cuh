@@ -80,7 +80,9 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
   }
   if constexpr (Sem::order_free) {
     if (free_shape_fits<T>(input)) {  // any split gives the same bits: the fastest one
-      if (free_large<T>(n))
+      bool wide = false;
+      if (Status s = wide_memory(device, &wide); !s) return s;
+      if (free_large<T>(n, wide))
         return launch_order_free<T, Sem, kLargeLoads<T>, kLargeContiguous<T>>(input, n, output, stream, options, ws,
                                                                               device, sms);
       return launch_order_free<T, Sem, kFreeLoads, false>(input, n, output, stream, options, ws, device, sms);

@@ -43,4 +43,9 @@ Status cuda_status(int cuda_error, const char* what);
 // The current device's multiprocessor count (cached).
 Status current_sm_count(int* device, int* sms);
 
+// Whether `device`'s DRAM peaks at 4 TB/s or more (memory clock x bus width; cached): an H200
+// (4.8 TB/s) but not an H100 (3.35). The order-free kernel's shape for large inputs depends on it
+// (free_large, agent_order_free.cuh).
+Status wide_memory(int device, bool* wide);
+
 }  // namespace reducelab::detail
