@@ -5,7 +5,8 @@
 // "code": cold data, warm code (see time_us). Also a
 // producer kernel followed by a reduce, to see what overlapping launches save.
 //   midn_probe [repeats=50] [filter] [ncu]      (RL_PROBE_SIZES=11,13 times other sizes: log2 n <= 26;
-//                                                RL_PROBE_MODES=cold,code picks the timing modes)
+//                                                RL_PROBE_MODES=cold,code picks the timing modes;
+//                                                RL_PROBE_READ=1 times the read kernel instead, below)
 // Rows: cub/cubf/cubd/cubmax (CUB), rl/rlf/rlmax/rlmaxi/rld (reducelab::reduce), rlk/rlkp and
 // rlfk/rlfkp (the int32 sum's and exact float sum's large kernels launched by hand: <<<>>> or
 // with the library's launch attribute), p<threads>x<loads>
@@ -134,6 +135,24 @@ __global__ void __launch_bounds__(THREADS) plain(const int* in, std::size_t n, l
 }
 
 // a producer kernel for PDL tests: writes n ints
+// The bench's read ceiling kernel (src/lab/read_ceiling.cu's read_units): blocks of 256 threads
+// take contiguous 16 KiB units in turn, four 16-byte loads a thread, all issued before the xor.
+// RL_PROBE_READ times it at every size, cold, beside the library and CUB: what one read of n
+// elements costs in the bench's cold mode, the floor of every reduction of that size.
+template <int LOADS = 4>
+__global__ void __launch_bounds__(256) read_units(const int4* __restrict__ data, std::size_t count, int* sink) {
+  constexpr std::size_t kUnit = 256 * LOADS;
+  int acc = 0;
+  for (std::size_t u = blockIdx.x; (u + 1) * kUnit <= count; u += gridDim.x) {
+    int4 v[LOADS];
+#pragma unroll
+    for (int k = 0; k < LOADS; ++k) v[k] = __ldg(data + u * kUnit + k * 256 + threadIdx.x);
+#pragma unroll
+    for (int k = 0; k < LOADS; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+  }
+  if (sink != nullptr && acc == 0x12345678) *sink = acc;
+}
+
 __global__ void producer(int* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) p[i] = int(i & 7);
 }
@@ -254,6 +273,53 @@ int main(int argc, char** argv) {
       sizes.push_back(static_cast<int>(v));
       p = *end == ',' ? end + 1 : end;
     }
+  }
+  if (std::getenv("RL_PROBE_READ")) {  // the read kernel against the library and CUB, cold, 2^22..2^28 int32
+    const std::size_t big = std::size_t(1) << 28;
+    int* rin; CK(cudaMalloc(&rin, big * 4)); CK(cudaMemset(rin, 1, big * 4));
+    int* rin2; CK(cudaMalloc(&rin2, big * 4)); CK(cudaMemset(rin2, 1, big * 4));
+    int* sink; CK(cudaMalloc(&sink, 4));
+    g_swap = [&] { std::swap(rin, rin2); };
+    const float floor_us = time_us(cold, [] { empty_kernel<<<1, 32>>>(); }, reps);
+    const float full = time_us(cold, [&] { read_units<4><<<sms * 8, 256>>>(reinterpret_cast<const int4*>(rin), big / 4, sink); }, reps);
+    const double ceiling = big * 4.0 / (full * 1e3);
+    std::printf("[read] empty %.2f us; 1 GiB read %.1f us = %.0f GB/s (the ceiling below)\n", floor_us, full, ceiling);
+    for (int lg = 22; lg <= 28; lg += 2) {
+      const std::size_t n = std::size_t(1) << lg;
+      const float r = time_us(cold, [&] { read_units<4><<<sms * 8, 256>>>(reinterpret_cast<const int4*>(rin), n / 4, sink); }, reps);
+      const float l = time_us(cold, [&] { if (!launch_reduce<int, op::sum>(rin, n, reinterpret_cast<std::int64_t*>(out), nullptr, {}).ok()) std::exit(2); }, reps);
+      size_t tbytes = tb;
+      const float c = time_us(cold, [&] { CK(cub::DeviceReduce::Sum(temp, tbytes, rin, out, n)); }, reps);
+      auto pct = [&](float us) { return 100.0 * (n * 4.0 / (us * 1e3)) / ceiling; };
+      {  // the order-free kernel in each shape, launched by hand, and the read kernel with 8 loads
+        using namespace reducelab::detail;
+        using SemS = semantics_t<int, reducelab::op::sum>;
+        using SemM = semantics_t<int, reducelab::op::max>;
+        Workspace ws;
+        if (!workspace_for(nullptr, &ws).ok()) std::exit(2);
+        int device = 0, per4 = 0, per8 = 0;
+        if (!current_sm_count(&device, &per4).ok()) std::exit(2);
+        constexpr auto k4 = reduceOrderFree<int, SemS, 4, false>;
+        constexpr auto k8 = reduceOrderFree<int, SemS, 8, false>;
+        constexpr auto m4 = reduceOrderFree<int, SemM, 4, false>;
+        constexpr auto m8 = reduceOrderFree<int, SemM, 8, false>;
+        if (!resident_blocks<k4>(device, &per4).ok() || !resident_blocks<k8>(device, &per8).ok()) std::exit(2);
+        const FreeShape s4 = free_shape<int>(n, rin, std::uint64_t(sms) * per4, 4);
+        const FreeShape s8 = free_shape<int>(n, rin, std::uint64_t(sms) * per8, 8);
+        std::int64_t* o64 = reinterpret_cast<std::int64_t*>(out);
+        const float f4 = time_us(cold, [&] { k4<<<s4.grid, kThreads>>>(rin, s4, ws.posts, ws.ticket, o64); }, reps);
+        const float f8 = time_us(cold, [&] { k8<<<s8.grid, kThreads>>>(rin, s8, ws.posts, ws.ticket, o64); }, reps);
+        const float x4 = time_us(cold, [&] { m4<<<s4.grid, kThreads>>>(rin, s4, ws.posts, ws.ticket, reinterpret_cast<int*>(out)); }, reps);
+        const float x8 = time_us(cold, [&] { m8<<<s8.grid, kThreads>>>(rin, s8, ws.posts, ws.ticket, reinterpret_cast<int*>(out)); }, reps);
+        const float r8 = time_us(cold, [&] { read_units<8><<<sms * 8, 256>>>(reinterpret_cast<const int4*>(rin), n / 4, sink); }, reps);
+        const float r8g = time_us(cold, [&] { read_units<8><<<s8.grid, 256>>>(reinterpret_cast<const int4*>(rin), n / 4, sink); }, reps);
+        std::printf("[read] 2^%d int32: sum 4 loads %.2f (%.1f%%, grid %u)  sum 8 loads %.2f (%.1f%%, grid %u)  max 4 %.2f  max 8 %.2f  read 8 loads %.2f (%.1f%%)  read 8 loads on the sum's grid %.2f\n",
+                    lg, f4, pct(f4), s4.grid, f8, pct(f8), s8.grid, x4, x8, r8, pct(r8), r8g);
+      }
+      std::printf("[read] 2^%d int32: read %.2f us (%.1f%%)  reducelab sum %.2f (%.1f%%)  cub %.2f (%.1f%%)  floor+bytes/ceiling %.2f (%.1f%%)\n", lg, r,
+                  pct(r), l, pct(l), c, pct(c), floor_us + n * 4.0 / ceiling / 1e3, pct(floor_us + n * 4.0 / ceiling / 1e3));
+    }
+    return 0;
   }
   if (argc > 3) {  // ncu mode: one launch of each at 2^16 and 2^20 (or the sizes asked for), CUB's int and float sums
     if (!std::getenv("RL_PROBE_SIZES")) sizes = {16, 20};
