@@ -94,21 +94,6 @@ __global__ void read_grid_stride(const int4* __restrict__ data, std::size_t coun
   if (acc == 0x12345678) *sink = acc;
 }
 
-// Blocks of 256 threads take units of 256 x kLoads vectors in turn (unit u: block u % grid).
-template <int kLoads>
-__global__ void __launch_bounds__(256) read_units(const int4* __restrict__ data, std::size_t count, int* sink) {
-  const std::size_t unit = 256 * kLoads;
-  int acc = 0;
-  for (std::size_t u = blockIdx.x; (u + 1) * unit <= count; u += gridDim.x) {
-    int4 v[kLoads];
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k) v[k] = __ldg(data + u * unit + k * 256 + threadIdx.x);
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
-  }
-  if (acc == 0x12345678) *sink = acc;
-}
-
 }  // namespace
 
 int main() {

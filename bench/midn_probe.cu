@@ -135,24 +135,6 @@ __global__ void __launch_bounds__(THREADS) plain(const int* in, std::size_t n, l
 }
 
 // a producer kernel for PDL tests: writes n ints
-// The bench's read ceiling kernel (src/lab/read_ceiling.cu's read_units): blocks of 256 threads
-// take contiguous 16 KiB units in turn, four 16-byte loads a thread, all issued before the xor.
-// RL_PROBE_READ times it at every size, cold, beside the library and CUB: what one read of n
-// elements costs in the bench's cold mode, the floor of every reduction of that size.
-template <int LOADS = 4>
-__global__ void __launch_bounds__(256) read_units(const int4* __restrict__ data, std::size_t count, int* sink) {
-  constexpr std::size_t kUnit = 256 * LOADS;
-  int acc = 0;
-  for (std::size_t u = blockIdx.x; (u + 1) * kUnit <= count; u += gridDim.x) {
-    int4 v[LOADS];
-#pragma unroll
-    for (int k = 0; k < LOADS; ++k) v[k] = __ldg(data + u * kUnit + k * 256 + threadIdx.x);
-#pragma unroll
-    for (int k = 0; k < LOADS; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
-  }
-  if (sink != nullptr && acc == 0x12345678) *sink = acc;
-}
-
 __global__ void producer(int* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) p[i] = int(i & 7);
 }
@@ -274,7 +256,10 @@ int main(int argc, char** argv) {
       p = *end == ',' ? end + 1 : end;
     }
   }
-  if (std::getenv("RL_PROBE_READ")) {  // the read kernel against the library and CUB, cold, 2^22..2^28 int32
+  if (std::getenv("RL_PROBE_READ")) {
+    // The bench's read kernel (read_units, probe_timing.cuh) at every size, cold, beside the library
+    // and CUB, int32, 2^22..2^28: what one read of n elements costs in the bench's cold mode, the
+    // floor of every reduction of that size, as a share of a 1 GiB read in the same run.
     const std::size_t big = std::size_t(1) << 28;
     int* rin; CK(cudaMalloc(&rin, big * 4)); CK(cudaMemset(rin, 1, big * 4));
     int* rin2; CK(cudaMalloc(&rin2, big * 4)); CK(cudaMemset(rin2, 1, big * 4));

@@ -1,7 +1,8 @@
 #pragma once
-// What the developer probes (midn_probe, exact_probe, free_probe) share: a checked CUDA call that
-// exits with the failing expression, and the cold timing of `reducelab bench`: each call queued
-// behind a read of twice the L2, timed with CUDA events, the median of `repeats` after warm-ups.
+// What the developer probes (midn_probe, exact_probe, free_probe, floor_probe) share: a checked
+// CUDA call that exits with the failing expression, the bench's read kernel, and the cold timing of
+// `reducelab bench`: each call queued behind a read of twice the L2, timed with CUDA events, the
+// median of `repeats` after warm-ups.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,6 +25,24 @@ __global__ void flush_read(const int4* p, std::size_t n, int* sink) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
     acc ^= __ldg(p + i).x;
   if (acc == 0x7fffffff) *sink = acc;
+}
+
+// The bench's read kernel in units (src/lab/read_ceiling.cu's read_units, with the vectors a thread
+// loads as a parameter): blocks of 256 threads take units of 256 x kLoads 16-byte vectors in turn
+// (unit u: block u % grid), every load of a unit issued before the first xor. What one read costs,
+// beside the reductions the probes time.
+template <int kLoads = 4>
+__global__ void __launch_bounds__(256) read_units(const int4* __restrict__ data, std::size_t count, int* sink) {
+  const std::size_t unit = 256 * kLoads;
+  int acc = 0;
+  for (std::size_t u = blockIdx.x; (u + 1) * unit <= count; u += gridDim.x) {
+    int4 v[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) v[k] = __ldg(data + u * unit + k * 256 + threadIdx.x);
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+  }
+  if (sink != nullptr && acc == 0x12345678) *sink = acc;
 }
 
 // Twice the L2 of device 0, read before each cold call.
