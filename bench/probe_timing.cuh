@@ -11,6 +11,8 @@
 #include <functional>
 #include <vector>
 
+#include "lab/read_kernels.cuh"
+
 #define CK(x)                                                                                                  \
   do {                                                                                                         \
     cudaError_t e_ = (x);                                                                                      \
@@ -27,23 +29,9 @@ __global__ void flush_read(const int4* p, std::size_t n, int* sink) {
   if (acc == 0x7fffffff) *sink = acc;
 }
 
-// The bench's read kernel in units (src/lab/read_ceiling.cu's read_units, with the vectors a thread
-// loads as a parameter): blocks of 256 threads take units of 256 x kLoads 16-byte vectors in turn
-// (unit u: block u % grid), every load of a unit issued before the first xor. What one read costs,
-// beside the reductions the probes time.
-template <int kLoads = 4>
-__global__ void __launch_bounds__(256) read_units(const int4* __restrict__ data, std::size_t count, int* sink) {
-  const std::size_t unit = 256 * kLoads;
-  int acc = 0;
-  for (std::size_t u = blockIdx.x; (u + 1) * unit <= count; u += gridDim.x) {
-    int4 v[kLoads];
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k) v[k] = __ldg(data + u * unit + k * 256 + threadIdx.x);
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
-  }
-  if (sink != nullptr && acc == 0x12345678) *sink = acc;
-}
+// The bench's read kernel (lab/read_kernels.cuh): what one read costs, beside the reductions the
+// probes time.
+using rl::lab::read_units;
 
 // Twice the L2 of device 0, read before each cold call.
 struct L2Flush {

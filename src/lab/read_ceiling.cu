@@ -8,6 +8,7 @@
 
 #include "lab/device.hpp"
 #include "lab/read_ceiling.hpp"
+#include "lab/read_kernels.cuh"
 #include "simt/cuda_check.hpp"
 
 namespace rl::lab {
@@ -39,22 +40,6 @@ __global__ void read_only(const int4* __restrict__ data, std::size_t count, int 
       const int4 a = load16<kL2Only>(data + i);
       acc ^= a.x ^ a.y ^ a.z ^ a.w;
     }
-  }
-  if (sink != nullptr && acc == 0x12345678) *sink = acc;
-}
-
-// Blocks of 256 threads take contiguous units of 256 x 4 vectors (16 KiB) in turn, every load of
-// a unit issued before the first xor: the order in which the library's large reductions read.
-// On an H100 it read ~1 % faster than the grid-stride kernel (bench/floor_probe.cu).
-__global__ void __launch_bounds__(256) read_units(const int4* __restrict__ data, std::size_t count, int* sink) {
-  constexpr std::size_t kUnit = 256 * 4;
-  int acc = 0;
-  for (std::size_t u = blockIdx.x; (u + 1) * kUnit <= count; u += gridDim.x) {
-    int4 v[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) v[k] = __ldg(data + u * kUnit + k * 256 + threadIdx.x);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
   }
   if (sink != nullptr && acc == 0x12345678) *sink = acc;
 }
@@ -99,7 +84,7 @@ double measure_read_ceiling_gbs(Device& device) {
     RL_CUDA_CHECK(cudaGetLastError());  // the read ceiling kernel's launch
   }, true);
   const double units = median_gbs(device, static_cast<double>(bytes), [&] {
-    read_units<<<sms * 8, 256, 0, stream>>>(in, count, out);
+    read_units<4><<<sms * 8, 256, 0, stream>>>(in, count, out);
     RL_CUDA_CHECK(cudaGetLastError());  // the read ceiling kernel's launch (units)
   }, true);
   return std::max(grid_stride, units);
