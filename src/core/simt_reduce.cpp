@@ -31,7 +31,7 @@ unsigned long long* thread_posts() {
 
 template <class T, class Op>
 result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, unsigned offset,
-                            bool deterministic, bool large_shape) {
+                            bool deterministic, bool other_shape) {
   using Sem = semantics_t<T, Op>;
   using Acc = typename Sem::Acc;
   using Out = typename Sem::Out;
@@ -46,16 +46,21 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
   cfg.block = dim3(kThreads);
   if constexpr (exact_sum_v<T, Op>) {
     if (deterministic) {
+      constexpr bool kMean = std::is_same_v<Op, op::mean>;
       DeviceBytes exact = device_bytes(kExactWords * sizeof(unsigned long long));
-      const std::uint64_t tiles = (n + Shape<T>::kTile - 1) / Shape<T>::kTile;
+      // other_shape: 16-bit elements take the GPU's mid-size shape (exact_mid_shape), whatever n.
+      const bool mid = other_shape && kHasExactMidShape<T>;
+      const std::uint64_t tile = mid ? kExactMidTile<T> : Shape<T>::kTile;
+      const std::uint64_t tiles = (n + tile - 1) / tile;
       cfg.grid = dim3(static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(tiles, grid != 0 ? grid : 64))));
       cfg.name = "reduceExact";
       const unsigned flags = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 ? kAligned : 0u;
       // One block takes the small launch's end (agent_exact.cuh: SIMT has no clusters).
-      const bool small = cfg.grid.x == 1 && tiles <= kFlushTiles;
-      rl::launch(small ? reduceExact<T, Out, std::is_same_v<Op, op::mean>, true>
-                       : reduceExact<T, Out, std::is_same_v<Op, op::mean>, false>,
-                 cfg, static_cast<const T*>(in), n, flags, static_cast<unsigned long long*>(exact.get()),
+      const bool small = !mid && cfg.grid.x == 1 && tiles <= kFlushTiles;
+      auto kernel = small ? reduceExact<T, Out, kMean, true> : reduceExact<T, Out, kMean, false>;
+      if constexpr (kHasExactMidShape<T>)
+        if (mid) kernel = reduceExact<T, Out, kMean, false, kExactMidLoads, kExactMidBlocksPerSM>;
+      rl::launch(kernel, cfg, static_cast<const T*>(in), n, flags, static_cast<unsigned long long*>(exact.get()),
                  static_cast<unsigned*>(ticket.get()), static_cast<Out*>(output.get()));
       Out result;
       std::memcpy(static_cast<void*>(&result), output.get(), sizeof(Out));
@@ -65,7 +70,7 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
   if constexpr (Sem::order_free) {
     const std::uint64_t slots = std::min<std::uint64_t>(grid != 0 ? grid : 64, kPartialSlots);
     cfg.name = "reduceOrderFree";
-    if (large_shape) {
+    if (other_shape) {
       const FreeShape shape = free_shape<T>(n, in, slots, kLargeLoads<T>);
       cfg.grid = dim3(shape.grid);
       rl::launch(reduceOrderFree<T, Sem, kLargeLoads<T>, kLargeContiguous<T>>, cfg, static_cast<const T*>(in), shape,

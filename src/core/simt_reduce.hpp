@@ -9,10 +9,11 @@ namespace reducelab::detail {
 
 // Reduces host[0, n) by running the library's kernel on the SIMT emulator with `grid` blocks (0: as
 // many as the fixed order has chunks, capped at 64), the input placed `offset` elements past a
-// 16-byte boundary (offset 0: vector loads; other offsets: the unaligned path). `large_shape`:
-// order-free operations run in the shape the GPU takes for large inputs (free_large), whatever n.
+// 16-byte boundary (offset 0: vector loads; other offsets: the unaligned path). `other_shape`:
+// the kernel's other launch shape, whatever n: order-free operations take the one the GPU takes for
+// large inputs (free_large), exact sums of 16-bit floats the mid-size one (exact_mid_shape).
 template <class T, class Op>
 result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op op, unsigned grid = 0, unsigned offset = 0,
-                            bool deterministic = true, bool large_shape = false);
+                            bool deterministic = true, bool other_shape = false);
 
 }  // namespace reducelab::detail

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/simt_reduce.hpp"
+#include "reducelab/detail/agent_exact.cuh"
 #include "exact_cases.hpp"
 
 namespace rltest {
@@ -33,6 +34,28 @@ void expect_exact(const ExactCase<T>& c, bool simt) {
                                          << ": " << s << " expected " << c.sum;
     }
   EXPECT_TRUE(same_result(detail::simt_reduce(c.x.data(), n, op::mean{}, 3, 0), mean)) << c.name << " simt mean";
+  if constexpr (sizeof(T) == 2) {  // the mid-size shape of 16-bit sums (4 vectors a thread per tile), forced
+    for (unsigned grid : {1u, 7u})
+      for (unsigned offset : {0u, 1u}) {
+        const auto s = detail::simt_reduce(c.x.data(), n, op::sum{}, grid, offset, true, /*other_shape=*/true);
+        EXPECT_TRUE(same_result(s, c.sum)) << type_name<T>() << " " << c.name << " simt mid-size shape, grid " << grid
+                                           << " offset " << offset << ": " << s << " expected " << c.sum;
+      }
+    EXPECT_TRUE(same_result(detail::simt_reduce(c.x.data(), n, op::mean{}, 3, 0, true, true), mean))
+        << c.name << " simt mean, mid-size shape";
+  }
+}
+
+// Which exact sums take the mid-size shape on the GPU: 16-bit elements from 2^18 up to 2^25.
+TEST(ExactSum, MidSizeShapeOnlyForSixteenBitElements) {
+  using detail::exact_mid_shape;
+  constexpr std::uint64_t k18 = std::uint64_t(1) << 18, k25 = std::uint64_t(1) << 25;
+  EXPECT_FALSE(exact_mid_shape<half>(k18 - 1));
+  EXPECT_TRUE(exact_mid_shape<half>(k18));
+  EXPECT_TRUE(exact_mid_shape<bfloat16>(k25 - 1));
+  EXPECT_FALSE(exact_mid_shape<bfloat16>(k25));
+  EXPECT_FALSE(exact_mid_shape<float>(std::uint64_t(1) << 20));
+  EXPECT_FALSE(exact_mid_shape<double>(std::uint64_t(1) << 20));
 }
 
 TYPED_TEST(ExactSum, CorrectlyRoundedOnConstructedInputs) {
@@ -65,7 +88,8 @@ TYPED_TEST(ExactSum, SimtWithManyBlocksAndTheCpuAgree) {
 // A partial tile is read as whole rows of vectors and rows past n as -0, the row that crosses n
 // element by element: n ending in every row of the tile, on a vector's first, second and last
 // element and on a row's end, aligned or not, gives the CPU backend's bits, in the small launch
-// (one tile, one block) and in the large kernel's last tile (a whole tile before it, two blocks).
+// (one tile, one block) and in the large kernel's last tile (a whole tile before it, two blocks),
+// and for 16-bit elements in the mid-size shape's tiles as well.
 // The elements are +-2^k (k < 11, a pattern of period 33) and the sum is an integer far below
 // 2^24, so an element dropped, read twice or taken from another row changes even a float result.
 TYPED_TEST(ExactSum, PartialTilesEndingInEveryRowHaveTheCpuBits) {
@@ -85,6 +109,22 @@ TYPED_TEST(ExactSum, PartialTilesEndingInEveryRowHaveTheCpuBits) {
                                               << got << ", cpu " << want;
         }
       }
+  if constexpr (detail::kHasExactMidShape<T>) {  // the same in the mid-size shape's tiles of 4 rows
+    for (std::uint64_t before : {std::uint64_t(0), detail::kExactMidTile<T>})
+      for (std::uint64_t r = 0; r < detail::kExactMidLoads; ++r)
+        for (std::uint64_t w : {std::uint64_t(1), kVec - 1, kVec, kRow - 1}) {
+          const std::uint64_t n = before + r * kRow + 37 * kVec + w;
+          std::vector<T> x(n);
+          for (std::uint64_t i = 0; i < n; ++i)
+            x[i] = from_double<T>(std::ldexp((i % 3 == 0) ? -1.0 : 1.0, static_cast<int>(i % 11)));
+          const auto want = cpu::reduce(x.data(), n, op::sum{}).value;
+          for (unsigned offset : {0u, 1u}) {
+            const auto got = detail::simt_reduce(x.data(), n, op::sum{}, before ? 2 : 1, offset, true, true);
+            EXPECT_TRUE(same_result(got, want)) << type_name<T>() << " mid-size shape n=" << n << " offset=" << offset
+                                                << ": simt " << got << ", cpu " << want;
+          }
+        }
+  }
 }
 
 // The example that motivates exactness: float sums that cancel catastrophically.

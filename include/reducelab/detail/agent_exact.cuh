@@ -1,7 +1,8 @@
 #pragma once
 // The kernel of reducelab's exact floating-point sums and means (exact_sum.cuh has the
 // arithmetic). One launch:
-//   1. blocks walk the tiles of the array (a grid-stride loop over 32 KiB tiles); each thread
+//   1. blocks walk the tiles of the array (a grid-stride loop over 32 KiB tiles, 16 KiB for 16-bit
+//      elements from 2^18 to 2^25: exact_mid_shape); each thread
 //      sums its part of a tile in double when that is exact (the exponents lie close together;
 //      doubles are cut on one grid into two exact sums), and carries the running total as a
 //      TwoSum pair; what the pair cannot hold exactly goes to the block's digits in shared
@@ -17,6 +18,7 @@
 // rounded once. Only what a pair cannot hold (rare) goes to the digits.
 // Nothing here depends on the grid or on which block ran what: the result is the exact sum,
 // rounded, on every GPU and for every split.
+#include <bit>
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
@@ -92,15 +94,15 @@ __device__ __forceinline__ T negative_zero() {
   else return -T(0);
 }
 
-// One thread's part of one tile (kItems vectors of kVec elements, thread t owns vector t of
+// One thread's part of one tile (kLoads vectors, kItems unless named, of kVec elements, thread t owns vector t of
 // each row) into `carry`. Every load is issued before the first add, in a partial tile (the
 // array's last) too, padded with -0, instead of one dependent round trip per element. kSmall:
 // the small launch's instantiation (reduceExact below), whose partial tiles read differently.
-template <class T, unsigned kChains, bool kSmall = false, class Spill>
+template <class T, unsigned kChains, bool kSmall = false, unsigned kLoads = kItems, class Spill>
 __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::uint64_t tile, std::uint64_t n,
                                                 bool aligned, ExactCarry& carry, const Spill& spill) {
   constexpr unsigned kVec = Shape<T>::kVec;
-  constexpr std::uint64_t kTile = Shape<T>::kTile;
+  constexpr std::uint64_t kTile = std::uint64_t(kThreads) * kVec * kLoads;
   const std::uint64_t base = tile + std::uint64_t(threadIdx.x) * kVec;
   // The small launch reads an aligned partial tile of 16-bit elements as whole rows (below):
   // one-block half and bf16 sums of 1000 to 8192 elements took 0.2-1.3 us less on an H100.
@@ -109,10 +111,10 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
   // as before. The large kernels too: with rows past n skipped there, 2^26 half sums took
   // 0.5-0.9 % longer.
   constexpr bool kWholeRows = kSmall && sizeof(T) == 2;
-  Vec<T> v[kItems];
+  Vec<T> v[kLoads];
   if (aligned && tile + kTile <= n) {
 #pragma unroll
-    for (unsigned i = 0; i < kItems; ++i) v[i] = load_vec(input, base + std::uint64_t(i) * kThreads * kVec);
+    for (unsigned i = 0; i < kLoads; ++i) v[i] = load_vec(input, base + std::uint64_t(i) * kThreads * kVec);
   } else if (kWholeRows && aligned) {
     // The small launch's partial tile (most inputs below a tile): whole rows as vectors under
     // predicates, all issued back to back, rows past n as -0, and only the one thread whose row
@@ -120,9 +122,9 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     // registers: the float one spilled, 2^26 float sums 93.6 -> 95.8 us on an H100, and the
     // multi-GPU half kernel spilled too.)
     constexpr unsigned kRowStride = kThreads * kVec;
-    const std::uint64_t left = n > base ? n - base : 0;  // < kItems * kRowStride in a partial tile
+    const std::uint64_t left = n > base ? n - base : 0;  // < kLoads * kRowStride in a partial tile
 #pragma unroll
-    for (unsigned i = 0; i < kItems; ++i) {
+    for (unsigned i = 0; i < kLoads; ++i) {
       Vec<T> x;
 #pragma unroll
       for (unsigned j = 0; j < kVec; ++j) x.v[j] = negative_zero<T>();
@@ -134,7 +136,7 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
       const unsigned cross = static_cast<unsigned>(left / kRowStride);
       const rl::gmem<const T> p = input + base;
 #pragma unroll
-      for (unsigned i = 0; i < kItems; ++i)
+      for (unsigned i = 0; i < kLoads; ++i)
         if (i == cross)
 #pragma unroll
           for (unsigned j = 0; j < kVec; ++j)
@@ -149,7 +151,7 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     const rl::gmem<const T> p = input + base;
     const std::uint64_t left = n > base ? n - base : 0;
 #pragma unroll
-    for (unsigned i = 0; i < kItems; ++i) {
+    for (unsigned i = 0; i < kLoads; ++i) {
       const unsigned row = i * kRowStride;
       if (aligned && row + kVec <= left) {
         v[i] = load_vec(input, base + row);
@@ -170,17 +172,17 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     // q's of the whole tile sum exactly in any order, so the chains add up exactly as well.
     std::uint32_t most = 0;
 #pragma unroll
-    for (unsigned i = 0; i < kItems; ++i)
+    for (unsigned i = 0; i < kLoads; ++i)
 #pragma unroll
       for (unsigned j = 0; j < kVec; ++j) {
         const std::uint32_t m = high_magnitude(v[i].v[j]);
         most = m > most ? m : most;
       }
-    const DoubleCut cut = double_cut(most, kItems * kVec);
+    const DoubleCut cut = double_cut(most, kLoads * kVec);
     CutSum even_part, odd_part;
     if (cut.usable) {
 #pragma unroll
-      for (unsigned i = 0; i < kItems; ++i) {
+      for (unsigned i = 0; i < kLoads; ++i) {
         cut_add(even_part, cut, v[i].v[0]);
         cut_add(odd_part, cut, v[i].v[1]);
       }
@@ -191,13 +193,13 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     } else if (most == 0) {  // zeros only: their plain sum is -0 only if every one is
       double zeros = -0.0;
 #pragma unroll
-      for (unsigned i = 0; i < kItems; ++i) zeros += v[i].v[0] + v[i].v[1];
+      for (unsigned i = 0; i < kLoads; ++i) zeros += v[i].v[0] + v[i].v[1];
       carry.add(zeros, spill);
     } else {  // rare on most data: an infinity or NaN, a wide span of exponents, the range's ends.
       // The elements one by one into the pair, read again (from L1) in a loop that is not
       // unrolled: sixteen inlined copies of the pair's addition cost the common path its speed.
 #pragma unroll 1
-      for (unsigned i = 0; i < kItems; ++i)
+      for (unsigned i = 0; i < kLoads; ++i)
 #pragma unroll 1
         for (unsigned j = 0; j < kVec; ++j) {
           const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec + j;
@@ -212,12 +214,12 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     if constexpr (is_half_like<T>) {
       // Two elements per 32-bit word, with the 16x2 SIMD min/max: bf16 was integer-bound with one
       // element at a time (H100, 2^30: 794 us against half's 697). Half needs only the maximum.
-      std::uint32_t w[kItems * 4];
+      std::uint32_t w[kLoads * 4];
       memcpy(w, v, sizeof w);
-      magnitude_range16<kItems * 4, std::is_same_v<T, bfloat16>>(w, &most, &least);
+      magnitude_range16<kLoads * 4, std::is_same_v<T, bfloat16>>(w, &most, &least);
     } else {
 #pragma unroll
-      for (unsigned i = 0; i < kItems; ++i)
+      for (unsigned i = 0; i < kLoads; ++i)
 #pragma unroll
         for (unsigned j = 0; j < kVec; ++j) {
           const std::uint32_t m = ExactBits<T>::magnitude(v[i].v[j]);
@@ -225,7 +227,8 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
           least = m - 1u < least ? m - 1u : least;
         }
     }
-    constexpr int kLog2Count = kVec * kItems == 32 ? 5 : 6;
+    static_assert((kVec * kLoads & (kVec * kLoads - 1)) == 0, "a thread's elements per tile: a power of two");
+    constexpr int kLog2Count = std::countr_zero(kVec * kLoads);
     const int emax = static_cast<int>(most >> ExactBits<T>::kShift);
     const int emin = static_cast<int>(least >> ExactBits<T>::kShift);
     if (emax < static_cast<int>(ExactBits<T>::kSpecial) && tile_sum_is_exact<T>(emin, emax, kLog2Count)) {
@@ -235,7 +238,7 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
 #pragma unroll
       for (unsigned c = 0; c < kChains; ++c) part[c] = -0.0;
 #pragma unroll
-      for (unsigned i = 0; i < kItems; ++i)
+      for (unsigned i = 0; i < kLoads; ++i)
 #pragma unroll
         for (unsigned j = 0; j < kVec; ++j) part[(i * kVec + j) % kChains] += exact_value(v[i].v[j]);
 #pragma unroll
@@ -246,7 +249,7 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     } else {  // rare: a wide exponent range, or an infinity or NaN. The elements are read again
       // (from L1) rather than indexed in v, which would move v to local memory on every tile.
 #pragma unroll 1
-      for (unsigned i = 0; i < kItems; ++i)
+      for (unsigned i = 0; i < kLoads; ++i)
 #pragma unroll 1
         for (unsigned j = 0; j < kVec; ++j) {
           const std::uint64_t at = base + std::uint64_t(i) * kThreads * kVec + j;
@@ -525,18 +528,36 @@ __device__ __forceinline__ void cluster_digits_end(const ExactCarry& carry, rl::
 template <class T, bool kSmall>
 inline constexpr int kExactBlocksPerSM = kSmall ? 0 : sizeof(T) == 4 ? 5 : sizeof(T) == 2 ? 3 : 4;
 
+// The mid-size shape of 16-bit sums: tiles of 4 vectors a thread (8192 elements) and 4 blocks an
+// SM (48 registers), from 2^18 to 2^25 elements, where the 8-vector tiles of the large kernel
+// leave most SMs idle (2^20 halves: 64 tiles) or fill them unevenly. On an H100 (bench/exact_probe
+// shapes, cold, half sums): 2^18 7.33-7.49 -> 7.07-7.14 us, 2^20 8.03 -> 7.58, 2^24 18.6-18.8 ->
+// 18.4; from 2^26 the 8-vector tiles were as fast or faster (2^28 178.0 against 181.0-183.7), and
+// for float and double no mid-size shape tried was faster at every size it would cover.
+inline constexpr unsigned kExactMidLoads = 4;
+inline constexpr int kExactMidBlocksPerSM = 4;
+template <class T>
+inline constexpr bool kHasExactMidShape = sizeof(T) == 2;
+template <class T>
+inline constexpr std::uint64_t kExactMidTile = std::uint64_t(kThreads) * Shape<T>::kVec * kExactMidLoads;
+template <class T>
+inline bool exact_mid_shape(std::uint64_t n) {
+  return kHasExactMidShape<T> && n >= (std::uint64_t(1) << 18) && n < (std::uint64_t(1) << 25);
+}
+
 // reduceExact — see the file comment. Out is float or double; kMean divides by n before the
 // one rounding. `exact` (kExactWords words) and `ticket` are zero before and after a launch.
 // kSmall: the instantiation for small launches, one block or one cluster of blocks with a tile
 // each (on SIMT, one block of at most kFlushTiles tiles), which ends with small_launch_end; the
 // other one has none of that code, which cost it 3-5% from 2^18 up when the cluster code was
 // there (float sum at 2^26 on an H100: 95.1 -> 99.4 us, cold).
-template <class T, class Out, bool kMean, bool kSmall = false>
-__global__ void __launch_bounds__(kThreads, kExactBlocksPerSM<T, kSmall>)
+template <class T, class Out, bool kMean, bool kSmall = false, unsigned kLoads = kItems,
+          int kBlocksPerSM = kExactBlocksPerSM<T, kSmall>>
+__global__ void __launch_bounds__(kThreads, kBlocksPerSM)
     reduceExact(rl::gmem<const T> input, std::uint64_t n, unsigned flags, rl::gmem<unsigned long long> exact,
                 rl::gmem<unsigned> ticket, rl::gmem<Out> output) {
   constexpr int kD = ExactTraits<T>::kDigits;
-  constexpr std::uint64_t kTile = Shape<T>::kTile;
+  constexpr std::uint64_t kTile = std::uint64_t(kThreads) * Shape<T>::kVec * kLoads;
   __shared__ unsigned long long digit_storage[kD];
   rl::smem<unsigned long long> digits = digit_storage;
   __shared__ unsigned misc_storage[2];  // the block's flags, whether it is the last block
@@ -564,7 +585,7 @@ __global__ void __launch_bounds__(kThreads, kExactBlocksPerSM<T, kSmall>)
   std::uint64_t since_flush = 0;
   bool flushed = false;
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    fold_tile_exact<T, kFoldChains, kSmall>(input, t * kTile, n, aligned, carry, spill);
+    fold_tile_exact<T, kFoldChains, kSmall, kLoads>(input, t * kTile, n, aligned, carry, spill);
     if (!kSmall && ++since_flush == kFlushTiles) {  // the same count in every thread of the block
       since_flush = 0;
       flushed = true;

@@ -39,6 +39,18 @@ Status launch_order_free(const T* input, std::uint64_t n, typename Sem::Out* out
   return {};
 }
 
+// The grid of an exact-sum kernel (agent_exact.cuh) whose tiles hold `tile` elements: a block per
+// tile, up to as many as the GPU holds at once (or the grid a test forces).
+template <auto kKernel>
+Status exact_grid(std::uint64_t n, std::uint64_t tile, const Options& options, int device, int sms, unsigned* grid) {
+  int per_sm = 0;
+  if (Status s = resident_blocks<kKernel>(device, &per_sm); !s) return s;
+  const std::uint64_t tiles = (n + tile - 1) / tile;
+  const std::uint64_t slots = options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm;
+  *grid = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min(tiles, slots), 1, 1u << 20));
+  return {};
+}
+
 template <class T, class Op>
 Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, stream_t stream,
                      const Options& options, Workspace* used = nullptr) {
@@ -60,11 +72,20 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
       using Out = result_t<T, Op>;
       constexpr auto kernel = reduceExact<T, Out, std::is_same_v<Op, op::mean>>;
       constexpr auto small = reduceExact<T, Out, std::is_same_v<Op, op::mean>, true>;
-      if (Status s = resident_blocks<kernel>(device, &per_sm); !s) return s;
-      const std::uint64_t tiles = (n + Shape<T>::kTile - 1) / Shape<T>::kTile;
-      const std::uint64_t slots = options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm;
-      const auto grid = static_cast<unsigned>(std::clamp<std::uint64_t>(std::min(tiles, slots), 1, 1u << 20));
       const unsigned flags = reinterpret_cast<std::uintptr_t>(input) % 16 == 0 ? kAligned : 0u;
+      unsigned grid = 1;
+      if constexpr (kHasExactMidShape<T>) {
+        if (exact_mid_shape<T>(n)) {  // 16-bit elements, 2^18 to 2^25: smaller tiles (agent_exact.cuh)
+          constexpr auto mid =
+              reduceExact<T, Out, std::is_same_v<Op, op::mean>, false, kExactMidLoads, kExactMidBlocksPerSM>;
+          if (Status s = exact_grid<mid>(n, kExactMidTile<T>, options, device, sms, &grid); !s) return s;
+          const cudaError_t e = launch_kernel(mid, grid, stream, input, n, flags, ws.exact, ws.ticket, output);
+          if (e != cudaSuccess) return cuda_status(e, "launching reduceExact");
+          return {};
+        }
+      }
+      if (Status s = exact_grid<kernel>(n, Shape<T>::kTile, options, device, sms, &grid); !s) return s;
+      const std::uint64_t tiles = (n + Shape<T>::kTile - 1) / Shape<T>::kTile;
       // One tile per block in one block or one cluster: the small launch (agent_exact.cuh).
       unsigned limit = 1;
       if (Status s = cluster_limit<small>(device, &limit); !s) return s;
