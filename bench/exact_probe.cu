@@ -9,7 +9,12 @@
 //          digit atomics spread over 16 copies that the last block adds up
 // Every variant with an end must give the library's bits; the probe checks it.
 //   exact_probe [repeats=30]
+//   exact_probe REPEATS shapes   the library's own kernel (reduceExact) in other launch shapes
+//                                (vectors per thread per tile, blocks per SM) for float, half and
+//                                bfloat16 at 2^22..2^30, beside CUB and a bare read of the same bytes
 #include <cub/cub.cuh>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>
@@ -224,6 +229,137 @@ void sweep(const char* type, const T* in, int reps, bool* ok) {
   CK(cudaFree(out));
 }
 
+// reduceExact<T> itself (not a copy) with kLoads vectors per thread per tile, compiled for
+// kBlocks blocks per SM and launched with as many as fit; returns its cold time, or -1 when its
+// bits differ from the library's.
+template <class T, class Out, unsigned kLoads, int kBlocks>
+float exact_shape(const T* in, std::size_t n, Out* out, int reps, Out want, unsigned* grid_out) {
+  constexpr auto kernel = reduceExact<T, Out, false, false, kLoads, kBlocks>;
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
+  const std::uint64_t tile = std::uint64_t(kThreads) * Shape<T>::kVec * kLoads;
+  const std::uint64_t tiles = (n + tile - 1) / tile;
+  const unsigned grid = unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>(tiles, std::uint64_t(g_sms) * per_sm)));
+  *grid_out = grid;
+  auto launch = [&] {
+    kernel<<<grid, kThreads>>>(rl::gmem<const T>(in), n, kAligned, rl::gmem<unsigned long long>(g_exact),
+                               rl::gmem<unsigned>(g_ticket), rl::gmem<Out>(out));
+  };
+  launch();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  Out got;
+  CK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
+  const float us = cold_us(*g_flush, launch, reps);
+  return std::memcmp(&got, &want, sizeof got) == 0 ? us : -1.0f;
+}
+
+// What CUB reads the elements as: CUDA's own 16-bit types, which convert to float.
+template <class T> struct CubElement { using type = T; };
+template <> struct CubElement<reducelab::half> { using type = __half; };
+template <> struct CubElement<reducelab::bfloat16> { using type = __nv_bfloat16; };
+
+template <class T, class Out>
+void shape_sweep(const char* type, const T* in, int reps, bool* ok, int* sink) {
+  const auto* cin = reinterpret_cast<const typename CubElement<T>::type*>(in);
+  Out* out;
+  CK(cudaMalloc(&out, 64));
+  std::size_t tb = 0;
+  CK(cub::DeviceReduce::Reduce(nullptr, tb, cin, out, std::size_t(1) << 30, cuda::std::plus<Out>{}, Out(0)));
+  void* temp;
+  CK(cudaMalloc(&temp, tb));
+  const int top = sizeof(T) == 8 ? 28 : 30;
+  for (int lg = 18; lg <= top; lg += 2) {
+    const std::size_t n = std::size_t(1) << lg;
+    if (!launch_reduce<T, op::sum>(in, n, out, nullptr, {}).ok()) std::exit(2);
+    CK(cudaDeviceSynchronize());
+    Out want;
+    CK(cudaMemcpy(&want, out, sizeof want, cudaMemcpyDeviceToHost));
+    const float lib = cold_us(*g_flush, [&] { if (!launch_reduce<T, op::sum>(in, n, out, nullptr, {}).ok()) std::exit(2); }, reps);
+    const float cub = cold_us(*g_flush, [&] {
+      std::size_t t = tb;
+      CK(cub::DeviceReduce::Reduce(temp, t, cin, out, n, cuda::std::plus<Out>{}, Out(0)));
+    }, reps);
+    const float read = cold_us(*g_flush, [&] {
+      read_units<4><<<g_sms * 8, 256>>>(reinterpret_cast<const int4*>(in), n * sizeof(T) / 16, sink);
+    }, reps);
+    std::printf("%s 2^%d  library %8.2f  cub %8.2f  bare read %8.2f |", type, lg, lib, cub, read);
+    unsigned g = 0;
+    auto show = [&](const char* name, float us) {
+      if (us < 0) *ok = false;
+      std::printf("  %s %8.2f%s (grid %u)", name, us < 0 ? 0.0f : us, us < 0 ? " WRONG" : "", g);
+    };
+    if constexpr (sizeof(T) == 4) {
+      show("8x5", exact_shape<T, Out, 8, 5>(in, n, out, reps, want, &g));
+      show("4x5", exact_shape<T, Out, 4, 5>(in, n, out, reps, want, &g));
+      show("2x6", exact_shape<T, Out, 2, 6>(in, n, out, reps, want, &g));
+    } else if constexpr (sizeof(T) == 2) {
+      show("8x3", exact_shape<T, Out, 8, 3>(in, n, out, reps, want, &g));
+      show("4x4", exact_shape<T, Out, 4, 4>(in, n, out, reps, want, &g));
+      show("2x6", exact_shape<T, Out, 2, 6>(in, n, out, reps, want, &g));
+    } else {
+      show("8x4", exact_shape<T, Out, 8, 4>(in, n, out, reps, want, &g));
+      show("4x4", exact_shape<T, Out, 4, 4>(in, n, out, reps, want, &g));
+      show("4x5", exact_shape<T, Out, 4, 5>(in, n, out, reps, want, &g));
+      show("2x6", exact_shape<T, Out, 2, 6>(in, n, out, reps, want, &g));
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  CK(cudaFree(temp));
+  CK(cudaFree(out));
+}
+
+int shapes_main(int reps) {
+  const std::size_t maxn = std::size_t(1) << 30;
+  int* sink;
+  CK(cudaMalloc(&sink, 4));
+  bool ok = true;
+  std::vector<float> h(maxn);  // uniform in [-1, 1), as `reducelab bench` draws
+  std::uint64_t x = 88172645463325252ull;
+  for (auto& v : h) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    v = float((x >> 40) * 0x1p-24 * 2.0 - 1.0);
+  }
+  {
+    float* d;
+    CK(cudaMalloc(&d, maxn * 4));
+    CK(cudaMemcpy(d, h.data(), maxn * 4, cudaMemcpyHostToDevice));
+    shape_sweep<float, float>("float", d, reps, &ok, sink);
+    CK(cudaFree(d));
+  }
+  {
+    std::vector<reducelab::half> hh(maxn);
+    for (std::size_t i = 0; i < maxn; ++i) hh[i] = reducelab::to_half(h[i]);
+    reducelab::half* d;
+    CK(cudaMalloc(&d, maxn * 2));
+    CK(cudaMemcpy(d, hh.data(), maxn * 2, cudaMemcpyHostToDevice));
+    shape_sweep<reducelab::half, float>("half", d, reps, &ok, sink);
+    CK(cudaFree(d));
+  }
+  {
+    std::vector<reducelab::bfloat16> hb(maxn);
+    for (std::size_t i = 0; i < maxn; ++i) hb[i] = reducelab::to_bfloat16(h[i]);
+    reducelab::bfloat16* d;
+    CK(cudaMalloc(&d, maxn * 2));
+    CK(cudaMemcpy(d, hb.data(), maxn * 2, cudaMemcpyHostToDevice));
+    shape_sweep<reducelab::bfloat16, float>("bf16", d, reps, &ok, sink);
+    CK(cudaFree(d));
+  }
+  {
+    const std::size_t nd = std::size_t(1) << 28;
+    std::vector<double> hd(nd);
+    for (std::size_t i = 0; i < nd; ++i) hd[i] = double(h[i]) * 1.0000001;  // full 53-bit significands
+    double* d;
+    CK(cudaMalloc(&d, nd * 8));
+    CK(cudaMemcpy(d, hd.data(), nd * 8, cudaMemcpyHostToDevice));
+    shape_sweep<double, double>("double", d, reps, &ok, sink);
+    CK(cudaFree(d));
+  }
+  std::printf("%s\n", ok ? "every shape gave the library's bits" : "SOME SHAPE DIFFERED");
+  return ok ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 30;
   cudaDeviceProp p;
@@ -238,6 +374,7 @@ int main(int argc, char** argv) {
   CK(cudaMemset(g_ticket, 0, 4));
   CK(cudaMalloc(&g_counter, 8));
   CK(cudaMemset(g_counter, 0, 8));
+  if (argc > 2 && std::string(argv[2]) == "shapes") return shapes_main(reps);
   const std::size_t maxn = std::size_t(1) << 28;
   std::vector<float> hf(maxn);
   for (std::size_t i = 0; i < maxn; ++i) hf[i] = float(int((i * 2654435761u) >> 20) - 2048) * 0.37f;
