@@ -310,6 +310,19 @@ void shape_sweep(const char* type, const T* in, int reps, bool* ok, int* sink) {
   CK(cudaFree(out));
 }
 
+// The values in `h` converted to T, on the device, through shape_sweep.
+template <class T, class Out, class Convert>
+void sweep_as(const char* type, const std::vector<float>& h, std::size_t n, Convert convert, int reps, bool* ok,
+              int* sink) {
+  std::vector<T> host(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = convert(h[i]);
+  T* d;
+  CK(cudaMalloc(&d, n * sizeof(T)));
+  CK(cudaMemcpy(d, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  shape_sweep<T, Out>(type, d, reps, ok, sink);
+  CK(cudaFree(d));
+}
+
 int shapes_main(int reps) {
   const std::size_t maxn = std::size_t(1) << 30;
   int* sink;
@@ -321,41 +334,12 @@ int shapes_main(int reps) {
     x ^= x << 13; x ^= x >> 7; x ^= x << 17;
     v = float((x >> 40) * 0x1p-24 * 2.0 - 1.0);
   }
-  {
-    float* d;
-    CK(cudaMalloc(&d, maxn * 4));
-    CK(cudaMemcpy(d, h.data(), maxn * 4, cudaMemcpyHostToDevice));
-    shape_sweep<float, float>("float", d, reps, &ok, sink);
-    CK(cudaFree(d));
-  }
-  {
-    std::vector<reducelab::half> hh(maxn);
-    for (std::size_t i = 0; i < maxn; ++i) hh[i] = reducelab::to_half(h[i]);
-    reducelab::half* d;
-    CK(cudaMalloc(&d, maxn * 2));
-    CK(cudaMemcpy(d, hh.data(), maxn * 2, cudaMemcpyHostToDevice));
-    shape_sweep<reducelab::half, float>("half", d, reps, &ok, sink);
-    CK(cudaFree(d));
-  }
-  {
-    std::vector<reducelab::bfloat16> hb(maxn);
-    for (std::size_t i = 0; i < maxn; ++i) hb[i] = reducelab::to_bfloat16(h[i]);
-    reducelab::bfloat16* d;
-    CK(cudaMalloc(&d, maxn * 2));
-    CK(cudaMemcpy(d, hb.data(), maxn * 2, cudaMemcpyHostToDevice));
-    shape_sweep<reducelab::bfloat16, float>("bf16", d, reps, &ok, sink);
-    CK(cudaFree(d));
-  }
-  {
-    const std::size_t nd = std::size_t(1) << 28;
-    std::vector<double> hd(nd);
-    for (std::size_t i = 0; i < nd; ++i) hd[i] = double(h[i]) * 1.0000001;  // full 53-bit significands
-    double* d;
-    CK(cudaMalloc(&d, nd * 8));
-    CK(cudaMemcpy(d, hd.data(), nd * 8, cudaMemcpyHostToDevice));
-    shape_sweep<double, double>("double", d, reps, &ok, sink);
-    CK(cudaFree(d));
-  }
+  sweep_as<float, float>("float", h, maxn, [](float v) { return v; }, reps, &ok, sink);
+  sweep_as<reducelab::half, float>("half", h, maxn, [](float v) { return reducelab::to_half(v); }, reps, &ok, sink);
+  sweep_as<reducelab::bfloat16, float>("bf16", h, maxn, [](float v) { return reducelab::to_bfloat16(v); }, reps, &ok, sink);
+  // Doubles with full significands, 2^28 of them.
+  sweep_as<double, double>("double", h, std::size_t(1) << 28, [](float v) { return double(v) * 1.0000001; }, reps, &ok,
+                           sink);
   std::printf("%s\n", ok ? "every shape gave the library's bits" : "SOME SHAPE DIFFERED");
   return ok ? 0 : 1;
 }

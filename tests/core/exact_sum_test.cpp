@@ -95,35 +95,27 @@ TYPED_TEST(ExactSum, SimtWithManyBlocksAndTheCpuAgree) {
 TYPED_TEST(ExactSum, PartialTilesEndingInEveryRowHaveTheCpuBits) {
   using T = TypeParam;
   constexpr std::uint64_t kVec = detail::Shape<T>::kVec, kRow = detail::Shape<T>::kRow;
+  // n elements through the kernel (in its other shape if asked), aligned and not, against the CPU.
+  auto check = [](std::uint64_t n, unsigned grid, bool other_shape) {
+    std::vector<T> x(n);
+    for (std::uint64_t i = 0; i < n; ++i)
+      x[i] = from_double<T>(std::ldexp((i % 3 == 0) ? -1.0 : 1.0, static_cast<int>(i % 11)));
+    const auto want = cpu::reduce(x.data(), n, op::sum{}).value;
+    for (unsigned offset : {0u, 1u}) {
+      const auto got = detail::simt_reduce(x.data(), n, op::sum{}, grid, offset, true, other_shape);
+      EXPECT_TRUE(same_result(got, want)) << type_name<T>() << (other_shape ? " mid-size shape" : "") << " n=" << n
+                                          << " offset=" << offset << ": simt " << got << ", cpu " << want;
+    }
+  };
   for (std::uint64_t before : {std::uint64_t(0), detail::Shape<T>::kTile})
     for (std::uint64_t r = 0; r < detail::kItems; ++r)
-      for (std::uint64_t w : {std::uint64_t(1), std::uint64_t(2), kVec - 1, kVec, kRow - 1, kRow}) {
-        const std::uint64_t n = before + r * kRow + 37 * kVec + w;
-        std::vector<T> x(n);
-        for (std::uint64_t i = 0; i < n; ++i)
-          x[i] = from_double<T>(std::ldexp((i % 3 == 0) ? -1.0 : 1.0, static_cast<int>(i % 11)));
-        const auto want = cpu::reduce(x.data(), n, op::sum{}).value;
-        for (unsigned offset : {0u, 1u}) {
-          const auto got = detail::simt_reduce(x.data(), n, op::sum{}, before ? 2 : 1, offset);
-          EXPECT_TRUE(same_result(got, want)) << type_name<T>() << " n=" << n << " offset=" << offset << ": simt "
-                                              << got << ", cpu " << want;
-        }
-      }
+      for (std::uint64_t w : {std::uint64_t(1), std::uint64_t(2), kVec - 1, kVec, kRow - 1, kRow})
+        check(before + r * kRow + 37 * kVec + w, before ? 2 : 1, false);
   if constexpr (detail::kHasExactMidShape<T>) {  // the same in the mid-size shape's tiles of 4 rows
     for (std::uint64_t before : {std::uint64_t(0), detail::kExactMidTile<T>})
       for (std::uint64_t r = 0; r < detail::kExactMidLoads; ++r)
-        for (std::uint64_t w : {std::uint64_t(1), kVec - 1, kVec, kRow - 1}) {
-          const std::uint64_t n = before + r * kRow + 37 * kVec + w;
-          std::vector<T> x(n);
-          for (std::uint64_t i = 0; i < n; ++i)
-            x[i] = from_double<T>(std::ldexp((i % 3 == 0) ? -1.0 : 1.0, static_cast<int>(i % 11)));
-          const auto want = cpu::reduce(x.data(), n, op::sum{}).value;
-          for (unsigned offset : {0u, 1u}) {
-            const auto got = detail::simt_reduce(x.data(), n, op::sum{}, before ? 2 : 1, offset, true, true);
-            EXPECT_TRUE(same_result(got, want)) << type_name<T>() << " mid-size shape n=" << n << " offset=" << offset
-                                                << ": simt " << got << ", cpu " << want;
-          }
-        }
+        for (std::uint64_t w : {std::uint64_t(1), kVec - 1, kVec, kRow - 1})
+          check(before + r * kRow + 37 * kVec + w, before ? 2 : 1, true);
   }
 }
 
