@@ -119,6 +119,45 @@ TYPED_TEST(ExactSum, PartialTilesEndingInEveryRowHaveTheCpuBits) {
   }
 }
 
+// The digits' short rounding path (round_digits_fast: one integer-to-float conversion of the top
+// 64 bits and a sticky bit) against the general one (normalise, round_words) on random digits:
+// spans of one to five digits anywhere in the range, magnitudes of 8 to 62 bits, either sign,
+// zeros between. Every case the short path takes must give the general path's bits.
+template <class T, class Out>
+void expect_short_rounding_matches_general(std::uint64_t seed) {
+  constexpr int kD = detail::ExactTraits<T>::kDigits;
+  std::mt19937_64 g(seed);
+  long taken = 0;
+  for (int c = 0; c < 200000; ++c) {
+    long long d[detail::kMaxExactDigits] = {};
+    const int span = 1 + static_cast<int>(g() % 5);
+    const int first = static_cast<int>(g() % (kD - span + 1)), last = first + span - 1;
+    const int bits = std::array<int, 5>{8, 33, 42, 52, 62}[g() % 5];
+    for (int i = first; i <= last; ++i) {
+      const auto v = static_cast<long long>(g() >> (64 - bits));
+      d[i] = g() % 4 == 0 ? 0 : (g() & 1) ? -v : v;
+    }
+    if (d[first] == 0 || g() % 3 == 0) d[first] = (g() & 1) ? 1 : -1;
+    if (d[last] == 0) d[last] = 7;
+    Out fast;
+    if (!detail::round_digits_fast<T, Out>(d, first, last, &fast)) continue;
+    ++taken;
+    std::uint32_t words[detail::kMaxExactDigits + 8] = {};
+    const int count = (last + 3 < kD ? last + 3 : kD) - first;
+    const bool negative = detail::normalise(d, first, count, words + 4);
+    const Out general = detail::round_words<Out>(words, count + 4, detail::ExactTraits<T>::kBase + 32 * (first - 4), false);
+    ASSERT_TRUE(same_bits(fast, negative ? -general : general))
+        << type_name<T>() << " digits " << first << ".." << last << ": short " << fast << ", general " << general;
+  }
+  EXPECT_GT(taken, 50000) << type_name<T>();
+}
+TEST(ExactSum, ShortRoundingPathMatchesTheGeneralOne) {
+  expect_short_rounding_matches_general<float, float>(1);
+  expect_short_rounding_matches_general<bfloat16, float>(2);
+  expect_short_rounding_matches_general<half, float>(3);
+  expect_short_rounding_matches_general<double, double>(4);
+}
+
 // The example that motivates exactness: float sums that cancel catastrophically.
 TEST(ExactSum, CancellationThatDefeatsPairwiseSummation) {
   std::vector<float> x;

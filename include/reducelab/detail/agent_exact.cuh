@@ -397,7 +397,7 @@ __device__ __forceinline__ void warp_write_result(rl::smem<unsigned long long> d
   if (lane == 0) {
     std::uint32_t words[kD + 4];
     output[0] = n == 0 ? (kMean ? std::numeric_limits<Out>::quiet_NaN() : Out(0))
-                       : exact_result<T, Out>(digits, first, last, flags, kMean ? n : 1, words);
+                       : exact_result<T, Out, kMean>(digits, first, last, flags, kMean ? n : 1, words);
   }
 }
 // The same, called by the whole block (its first warp does the work).
