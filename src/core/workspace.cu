@@ -1,11 +1,13 @@
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <tuple>
 
+#include "reducelab/detail/launch.cuh"
 #include "reducelab/detail/workspace.hpp"
 
 namespace reducelab::detail {
@@ -49,20 +51,20 @@ Status current_sm_count(int* device, int* sms) {
 }
 
 Status wide_memory(int device, bool* wide) {
-  static int cached[64] = {};  // 0: not asked yet, 1: narrow, 2: wide
-  if (device >= 0 && device < 64 && cached[device] != 0) {
-    *wide = cached[device] == 2;
+  static std::atomic<int> cache[64];  // 1: narrow, 2: wide
+  int kind = 0;
+  const Status s = once_per_device(cache, device, &kind, [device](int* value) -> Status {
+    int khz = 0, bits = 0;
+    cudaError_t e = cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device);
+    if (e != cudaSuccess) return cuda_status(e, "cudaDeviceGetAttribute(MemoryClockRate)");
+    e = cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, device);
+    if (e != cudaSuccess) return cuda_status(e, "cudaDeviceGetAttribute(GlobalMemoryBusWidth)");
+    const double bytes_per_s = 2.0 * khz * 1e3 * bits / 8;  // two transfers a clock
+    *value = bytes_per_s >= 4e12 ? 2 : 1;
     return {};
-  }
-  int khz = 0, bits = 0;
-  cudaError_t e = cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device);
-  if (e != cudaSuccess) return cuda_status(e, "cudaDeviceGetAttribute(MemoryClockRate)");
-  e = cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, device);
-  if (e != cudaSuccess) return cuda_status(e, "cudaDeviceGetAttribute(GlobalMemoryBusWidth)");
-  const double bytes_per_s = 2.0 * khz * 1e3 * bits / 8;  // two transfers a clock
-  *wide = bytes_per_s >= 4e12;
-  if (device >= 0 && device < 64) cached[device] = *wide ? 2 : 1;
-  return {};
+  });
+  *wide = kind == 2;
+  return s;
 }
 
 Status workspace_for(stream_t stream, Workspace* out) {
