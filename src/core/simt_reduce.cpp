@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "reducelab/detail/agent_exact.cuh"
+#include "reducelab/detail/exact_half.cuh"
 #include "reducelab/detail/agent_order_free.cuh"
 #include "reducelab/detail/agent_reduce.cuh"
 #include "reducelab/detail/workspace.hpp"
@@ -44,6 +45,35 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
 
   simt::LaunchConfig cfg{};
   cfg.block = dim3(kThreads);
+  // reduceOrderFree with semantics S, in the large shape when asked.
+  const std::uint64_t slots = std::min<std::uint64_t>(grid != 0 ? grid : 64, kPartialSlots);
+  const auto order_free = [&]<class S>(bool large) {
+    cfg.name = "reduceOrderFree";
+    using SOut = typename S::Out;
+    if (large) {
+      const FreeShape shape = free_shape<T>(n, in, slots, kLargeLoads<T>);
+      cfg.grid = dim3(shape.grid);
+      rl::launch(reduceOrderFree<T, S, kLargeLoads<T>, kLargeContiguous<T>>, cfg, static_cast<const T*>(in), shape,
+                 thread_posts(), static_cast<unsigned*>(ticket.get()), static_cast<SOut*>(output.get()));
+    } else {
+      const FreeShape shape = free_shape<T>(n, in, slots);
+      cfg.grid = dim3(shape.grid);
+      rl::launch(reduceOrderFree<T, S>, cfg, static_cast<const T*>(in), shape, thread_posts(),
+                 static_cast<unsigned*>(ticket.get()), static_cast<SOut*>(output.get()));
+    }
+    SOut result;
+    std::memcpy(static_cast<void*>(&result), output.get(), sizeof(SOut));
+    return result;
+  };
+  if constexpr (exact_as_integer_v<T, Op>) {  // halves: the GPU's order-free integer sums (exact_half.cuh)
+    constexpr bool kMean = std::is_same_v<Op, op::mean>;
+    if (deterministic) {  // the GPU's shape; the 64-bit accumulator where it takes it, other_shape: the 128-bit one
+      const FreeShape shape = free_shape<T>(n, in, slots);
+      if (!other_shape && most_per_block<T>(shape, kFreeLoads) <= ExactHalfSum64<kMean>::kMaxElements)
+        return order_free.template operator()<ExactHalfSum64<kMean>>(false);
+      return order_free.template operator()<ExactHalfSum128<kMean>>(false);
+    }
+  }
   if constexpr (exact_sum_v<T, Op>) {
     if (deterministic) {
       constexpr bool kMean = std::is_same_v<Op, op::mean>;
@@ -67,26 +97,7 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
       return result;
     }
   }
-  if constexpr (Sem::order_free) {
-    const std::uint64_t slots = std::min<std::uint64_t>(grid != 0 ? grid : 64, kPartialSlots);
-    cfg.name = "reduceOrderFree";
-    if (other_shape) {
-      const FreeShape shape = free_shape<T>(n, in, slots, kLargeLoads<T>);
-      cfg.grid = dim3(shape.grid);
-      rl::launch(reduceOrderFree<T, Sem, kLargeLoads<T>, kLargeContiguous<T>>, cfg, static_cast<const T*>(in), shape,
-                 thread_posts(), static_cast<unsigned*>(ticket.get()),
-                 static_cast<Out*>(output.get()));
-    } else {
-      const FreeShape shape = free_shape<T>(n, in, slots);
-      cfg.grid = dim3(shape.grid);
-      rl::launch(reduceOrderFree<T, Sem>, cfg, static_cast<const T*>(in), shape,
-                 thread_posts(), static_cast<unsigned*>(ticket.get()),
-                 static_cast<Out*>(output.get()));
-    }
-    Out result;
-    std::memcpy(static_cast<void*>(&result), output.get(), sizeof(Out));
-    return result;
-  }
+  if constexpr (Sem::order_free) return order_free.template operator()<Sem>(other_shape);
   const LaunchShape shape = launch_shape<T, Sem>(n, grid != 0 ? grid : 64, deterministic, in);
 
   cfg.grid = dim3(shape.grid);

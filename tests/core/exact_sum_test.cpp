@@ -8,6 +8,8 @@
 
 #include "core/simt_reduce.hpp"
 #include "reducelab/detail/agent_exact.cuh"
+#include "reducelab/detail/agent_order_free.cuh"
+#include "reducelab/detail/exact_half.cuh"
 #include "exact_cases.hpp"
 
 namespace rltest {
@@ -34,24 +36,26 @@ void expect_exact(const ExactCase<T>& c, bool simt) {
                                          << ": " << s << " expected " << c.sum;
     }
   EXPECT_TRUE(same_result(detail::simt_reduce(c.x.data(), n, op::mean{}, 3, 0), mean)) << c.name << " simt mean";
-  if constexpr (sizeof(T) == 2) {  // the mid-size shape of 16-bit sums (4 vectors a thread per tile), forced
+  if constexpr (sizeof(T) == 2) {  // the other shape, forced: bf16's mid-size tiles (4 vectors a thread), halves' large units
     for (unsigned grid : {1u, 7u})
       for (unsigned offset : {0u, 1u}) {
         const auto s = detail::simt_reduce(c.x.data(), n, op::sum{}, grid, offset, true, /*other_shape=*/true);
-        EXPECT_TRUE(same_result(s, c.sum)) << type_name<T>() << " " << c.name << " simt mid-size shape, grid " << grid
+        EXPECT_TRUE(same_result(s, c.sum)) << type_name<T>() << " " << c.name << " simt other shape, grid " << grid
                                            << " offset " << offset << ": " << s << " expected " << c.sum;
       }
     EXPECT_TRUE(same_result(detail::simt_reduce(c.x.data(), n, op::mean{}, 3, 0, true, true), mean))
-        << c.name << " simt mean, mid-size shape";
+        << c.name << " simt mean, other shape";
   }
 }
 
-// Which exact sums take the mid-size shape on the GPU: 16-bit elements from 2^18 up to 2^25.
-TEST(ExactSum, MidSizeShapeOnlyForSixteenBitElements) {
+// Which exact sums take the mid-size shape on the GPU: bfloat16 from 2^18 up to 2^25 (halves are
+// summed as integers by the order-free kernel, exact_half.cuh).
+TEST(ExactSum, MidSizeShapeOnlyForBfloat16) {
   using detail::exact_mid_shape;
   constexpr std::uint64_t k18 = std::uint64_t(1) << 18, k25 = std::uint64_t(1) << 25;
-  EXPECT_FALSE(exact_mid_shape<half>(k18 - 1));
-  EXPECT_TRUE(exact_mid_shape<half>(k18));
+  EXPECT_FALSE(exact_mid_shape<bfloat16>(k18 - 1));
+  EXPECT_TRUE(exact_mid_shape<bfloat16>(k18));
+  EXPECT_FALSE(exact_mid_shape<half>(k18));
   EXPECT_TRUE(exact_mid_shape<bfloat16>(k25 - 1));
   EXPECT_FALSE(exact_mid_shape<bfloat16>(k25));
   EXPECT_FALSE(exact_mid_shape<float>(std::uint64_t(1) << 20));
@@ -156,6 +160,70 @@ TEST(ExactSum, ShortRoundingPathMatchesTheGeneralOne) {
   expect_short_rounding_matches_general<bfloat16, float>(2);
   expect_short_rounding_matches_general<half, float>(3);
   expect_short_rounding_matches_general<double, double>(4);
+}
+
+// Halves summed as integers of 2^-24 units (exact_half.cuh), on accumulators built directly: the
+// largest sum each accumulator is used for (2^20 halves of 65504 in 64 bits, 2^36 of them in 128,
+// past 64 bits) keeps every bit and cancels down to the smallest subnormal; ties round to even and
+// a sticky bit up; infinities, NaN and the sign of an exact zero survive every combine.
+template <class S, class M>
+void expect_half_integer_sums(int doublings) {
+  const auto doubled = [](double unit_sum, int times) {  // unit_sum * 2^times, through combines
+    typename S::Acc a = S::absorb(S::identity(), unit_sum);
+    for (int i = 0; i < times; ++i) a = S::combine(a, a);
+    return a;
+  };
+  const double most = 65504.0 * 64;  // 64 of the largest half: one unit's largest sum
+  const auto big = doubled(most, doublings), minus_big = doubled(-most, doublings);
+  EXPECT_EQ(S::finish(big, 1), static_cast<float>(std::ldexp(most, doublings)));
+  EXPECT_EQ(S::finish(minus_big, 1), -static_cast<float>(std::ldexp(most, doublings)));
+  const auto tiny = S::absorb(S::identity(), std::ldexp(1.0, -24));
+  EXPECT_EQ(S::finish(S::combine(S::combine(big, tiny), minus_big), 3), std::ldexp(1.0f, -24));
+  // 2^30 + 64 lies halfway between the floats 2^30 and 2^30 + 128: even wins; 2^-24 more goes up.
+  const auto half_way = S::combine(doubled(1.0, 30), S::absorb(S::identity(), 64.0));
+  EXPECT_EQ(S::finish(half_way, 2), std::ldexp(1.0f, 30));
+  EXPECT_EQ(S::finish(S::combine(half_way, tiny), 3), std::ldexp(1.0f, 30) + 128.0f);
+  EXPECT_EQ(S::finish(S::combine(S::combine(half_way, tiny), S::absorb(S::identity(), -0.0)), 3),
+            std::ldexp(1.0f, 30) + 128.0f);
+  EXPECT_EQ(M::finish(half_way, 3), 1073741888.0 / 3.0);  // one correctly rounded division
+  EXPECT_EQ(M::finish(minus_big, 7), -std::ldexp(most, doublings) / 7.0);
+  // The flags: infinities and NaN absorb every finite sum, in either order.
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto pos = S::combine(big, S::absorb(S::identity(), inf)), neg = S::absorb(S::identity(), -inf);
+  EXPECT_EQ(S::finish(pos, 5), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(S::finish(S::combine(tiny, neg), 5), -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(S::finish(S::combine(pos, S::combine(neg, tiny)), 9)));
+  EXPECT_TRUE(std::isnan(S::finish(S::absorb(big, std::nan("")), 2)));
+  // An exact zero is -0 only when every element was -0.
+  const auto negative_zero = S::absorb(S::identity(), -0.0);
+  EXPECT_TRUE(std::signbit(S::finish(S::combine(negative_zero, negative_zero), 2)));
+  EXPECT_FALSE(std::signbit(S::finish(S::combine(negative_zero, S::absorb(S::identity(), 0.0)), 2)));
+  EXPECT_FALSE(std::signbit(S::finish(S::combine(big, minus_big), 2)));  // x + -x is +0
+  EXPECT_EQ(S::finish(S::identity(), 0), 0.0f);
+  EXPECT_TRUE(std::isnan(M::finish(M::identity(), 0)));
+}
+// The 64-bit accumulator's blocks each sum at most 2^20 halves; the sum of their posts can pass
+// 2^60 units, and the collector adds them in 128 bits. 1.5 * 2^20 halves of 65504 in two blocks
+// (2^60.6 units in all), with one 2^-24 that only a 128-bit total keeps: on SIMT, against the CPU.
+TEST(ExactSum, HalfPostsPast64BitsMeetIn128) {
+  const std::uint64_t n = (std::uint64_t(3) << 19) + 1;
+  std::vector<half> x(n, half{0x7bff});  // 65504
+  x[n / 2] = half{0x0001};               // 2^-24
+  std::vector<half> cancel = x;          // the second block's halves negated: the exact sum is 2^-24
+  for (std::uint64_t i = n / 2 + 1; i < n; ++i) cancel[i] = half{0xfbff};
+  ASSERT_LE(detail::most_per_block<half>(detail::free_shape<half>(n, nullptr, 2), detail::kFreeLoads),
+            detail::ExactHalfSum64<false>::kMaxElements);  // two blocks: the 64-bit accumulator
+  for (const auto* v : {&x, &cancel}) {
+    const float want = cpu::reduce(v->data(), n, op::sum{}).value;
+    EXPECT_TRUE(same_result(detail::simt_reduce(v->data(), n, op::sum{}, 2, 0), want)) << want;
+    EXPECT_TRUE(same_result(detail::simt_reduce(v->data(), n, op::mean{}, 2, 0), cpu::reduce(v->data(), n, op::mean{}).value));
+  }
+  EXPECT_EQ(cpu::reduce(cancel.data(), n, op::sum{}).value, std::ldexp(1.0f, -24));
+}
+
+TEST(ExactSum, HalvesAsIntegersKeepEveryBitAndTheirFlags) {
+  expect_half_integer_sums<detail::ExactHalfSum64<false>, detail::ExactHalfSum64<true>>(14);
+  expect_half_integer_sums<detail::ExactHalfSum128<false>, detail::ExactHalfSum128<true>>(30);
 }
 
 // The example that motivates exactness: float sums that cancel catastrophically.

@@ -1,8 +1,9 @@
 #pragma once
 // The kernel of reducelab's exact floating-point sums and means (exact_sum.cuh has the
-// arithmetic). One launch:
-//   1. blocks walk the tiles of the array (a grid-stride loop over 32 KiB tiles, 16 KiB for 16-bit
-//      elements from 2^18 to 2^25: exact_mid_shape); each thread
+// arithmetic) of float, bfloat16 and double; halves are summed as integers by the order-free kernel
+// (exact_half.cuh) and come here only from an address that is not a multiple of 2. One launch:
+//   1. blocks walk the tiles of the array (a grid-stride loop over 32 KiB tiles, 16 KiB for
+//      bfloat16 from 2^18 to 2^25: exact_mid_shape); each thread
 //      sums its part of a tile in double when that is exact (the exponents lie close together;
 //      doubles are cut on one grid into two exact sums), and carries the running total as a
 //      TwoSum pair; what the pair cannot hold exactly goes to the block's digits in shared
@@ -528,16 +529,16 @@ __device__ __forceinline__ void cluster_digits_end(const ExactCarry& carry, rl::
 template <class T, bool kSmall>
 inline constexpr int kExactBlocksPerSM = kSmall ? 0 : sizeof(T) == 4 ? 5 : sizeof(T) == 2 ? 3 : 4;
 
-// The mid-size shape of 16-bit sums: tiles of 4 vectors a thread (8192 elements) and 4 blocks an
+// The mid-size shape of bfloat16 sums: tiles of 4 vectors a thread (8192 elements) and 4 blocks an
 // SM (48 registers), from 2^18 to 2^25 elements, where the 8-vector tiles of the large kernel
-// leave most SMs idle (2^20 halves: 64 tiles) or fill them unevenly. On an H100 (bench/exact_probe
-// shapes, cold, half sums): 2^18 7.33-7.49 -> 7.07-7.14 us, 2^20 8.03 -> 7.58, 2^24 18.6-18.8 ->
+// leave most SMs idle (2^20 elements: 64 tiles) or fill them unevenly. It was measured on half
+// sums, when halves still came here (H100, bench/exact_probe shapes, cold): 2^18 7.33-7.49 -> 7.07-7.14 us, 2^20 8.03 -> 7.58, 2^24 18.6-18.8 ->
 // 18.4; from 2^26 the 8-vector tiles were as fast or faster (2^28 178.0 against 181.0-183.7), and
 // for float and double no mid-size shape tried was faster at every size it would cover.
 inline constexpr unsigned kExactMidLoads = 4;
 inline constexpr int kExactMidBlocksPerSM = 4;
 template <class T>
-inline constexpr bool kHasExactMidShape = sizeof(T) == 2;
+inline constexpr bool kHasExactMidShape = std::is_same_v<T, bfloat16>;
 template <class T>
 inline constexpr std::uint64_t kExactMidTile = std::uint64_t(kThreads) * Shape<T>::kVec * kExactMidLoads;
 template <class T>

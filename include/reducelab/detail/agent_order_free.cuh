@@ -74,6 +74,13 @@ inline FreeShape free_shape(std::uint64_t n, const void* input, std::uint64_t sl
   s.grid = static_cast<unsigned>(g < 1 ? 1 : g);
   return s;
 }
+// The most elements one block of `shape` folds (`loads` as free_shape took it): its share of the
+// units, every gridDim.x-th or a contiguous run, and block 0's head and tail.
+template <class T>
+inline std::uint64_t most_per_block(const FreeShape& shape, unsigned loads) {
+  const std::uint64_t units = (shape.units + shape.grid - 1) / shape.grid;
+  return units * kThreads * loads * Shape<T>::kVec + 2 * Shape<T>::kVec;
+}
 // The input can be cut this way: its address is a multiple of the element size.
 template <class T>
 inline bool free_shape_fits(const void* input) {
@@ -88,12 +95,20 @@ inline bool free_shape_fits(const void* input) {
 // spill (the int32 sum's did the same in an earlier form of the kernel); the batch is small
 // because the kernel's register count is that of its largest callee.
 inline constexpr unsigned kPollBatch = 4;
-template <class Sem>
-__device__ __noinline__ void collect_posts(typename Sem::Acc own, rl::gmem<unsigned long long> posts,
-                                           rl::smem<typename Sem::Acc> slots, rl::gmem<typename Sem::Out> output,
-                                           std::uint64_t n) {
+// What the collector folds the posts in: Sem::Collect where the semantics names one and says the
+// launch's n needs it (collect_wide: the exact half sum's blocks post 64 bits, whose sum may need
+// 128), else Sem itself. C::from widens a post.
+template <class Sem, class C>
+__device__ __forceinline__ typename C::Acc collected_from(typename Sem::Acc a) {
+  if constexpr (std::is_same_v<C, Sem>) return a;
+  else return C::from(a);
+}
+template <class Sem, class C>
+__device__ __forceinline__ void collect_posts_in(typename Sem::Acc own, rl::gmem<unsigned long long> posts,
+                                                 rl::smem<typename C::Acc> slots, rl::gmem<typename Sem::Out> output,
+                                                 std::uint64_t n) {
   using Acc = typename Sem::Acc;
-  Acc got = threadIdx.x == 0 ? own : Sem::identity();
+  typename C::Acc got = threadIdx.x == 0 ? collected_from<Sem, C>(own) : C::identity();
   for (unsigned first = threadIdx.x; first < gridDim.x; first += kPollBatch * kThreads) {
     unsigned pending = 0;  // bit k: slot first + k * kThreads is still to be taken
 #pragma unroll
@@ -109,13 +124,28 @@ __device__ __noinline__ void collect_posts(typename Sem::Acc own, rl::gmem<unsig
 #pragma unroll
       for (unsigned k = 0; k < kPollBatch; ++k)
         if (((pending >> k) & 1u) && post_is_full<Acc>(w[k])) {
-          got = Sem::combine(got, take_post<Acc>(posts, first + k * kThreads, w[k]));
+          got = C::combine(got, collected_from<Sem, C>(take_post<Acc>(posts, first + k * kThreads, w[k])));
           pending &= ~(1u << k);
         }
     }
   }
-  got = block_fold<Sem>(got, slots);
-  if (threadIdx.x == 0) output[0] = Sem::finish(got, n);
+  got = block_fold<C>(got, slots);
+  if (threadIdx.x == 0) output[0] = C::finish(got, n);
+}
+template <class Sem>
+__device__ __noinline__ void collect_posts(typename Sem::Acc own, rl::gmem<unsigned long long> posts,
+                                           rl::smem<typename Sem::Acc> slots, rl::gmem<typename Sem::Out> output,
+                                           std::uint64_t n) {
+  if constexpr (requires { typename Sem::Collect; }) {
+    using C = typename Sem::Collect;
+    if (!std::is_same_v<C, Sem> && Sem::collect_wide(n)) {
+      __shared__ typename C::Acc total_storage[kWarps];
+      rl::smem<typename C::Acc> totals = total_storage;
+      collect_posts_in<Sem, C>(own, posts, totals, output, n);
+      return;
+    }
+  }
+  collect_posts_in<Sem, Sem>(own, posts, slots, output, n);
 }
 
 // kLoads vectors per thread per unit (shape.units must be counted with it); kContiguous: each

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "reducelab/detail/agent_exact.cuh"
+#include "reducelab/detail/exact_half.cuh"
 #include "reducelab/detail/agent_order_free.cuh"
 #include "reducelab/detail/agent_reduce.cuh"
 #include "reducelab/detail/launch.cuh"
@@ -19,17 +20,28 @@
 namespace reducelab {
 namespace detail {
 
-// reduceOrderFree in one of its shapes (agent_order_free.cuh): kLoads vectors per thread per unit.
+// How reduceOrderFree in one of its shapes (agent_order_free.cuh: kLoads vectors per thread per
+// unit) cuts n elements: a block per unit, up to as many as the GPU holds at once (or the grid a
+// test forces).
+template <class T, class Sem, unsigned kLoads, bool kContiguous>
+Status order_free_shape(const T* input, std::uint64_t n, const Options& options, int device, int sms,
+                        FreeShape* shape) {
+  int per_sm = 0;
+  if (Status s = resident_blocks<reduceOrderFree<T, Sem, kLoads, kContiguous>>(device, &per_sm); !s) return s;
+  const std::uint64_t slots =
+      std::clamp<std::uint64_t>(options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm, 1, kPartialSlots);
+  *shape = free_shape<T>(n, input, slots, kLoads);
+  return {};
+}
+
+// reduceOrderFree in one of its shapes.
 template <class T, class Sem, unsigned kLoads, bool kContiguous>
 Status launch_order_free(const T* input, std::uint64_t n, typename Sem::Out* output, stream_t stream,
                          const Options& options, const Workspace& ws, int device, int sms) {
   constexpr auto kernel = reduceOrderFree<T, Sem, kLoads, kContiguous>;
   static_assert(kPostWords<typename Sem::Acc> * 8 * kPartialSlots <= kPostBytes, "a post larger than its slot");
-  int per_sm = 0;
-  if (Status s = resident_blocks<kernel>(device, &per_sm); !s) return s;
-  const std::uint64_t slots =
-      std::clamp<std::uint64_t>(options.grid != 0 ? options.grid : std::uint64_t(sms) * per_sm, 1, kPartialSlots);
-  const FreeShape shape = free_shape<T>(n, input, slots, kLoads);
+  FreeShape shape;
+  if (Status s = order_free_shape<T, Sem, kLoads, kContiguous>(input, n, options, device, sms, &shape); !s) return s;
   unsigned limit = 1;  // a small input is one cluster (cluster.cuh)
   if (Status s = cluster_limit<kernel>(device, &limit); !s) return s;
   const unsigned cluster = one_cluster(shape.grid, limit, options.grid != 0);
@@ -37,6 +49,36 @@ Status launch_order_free(const T* input, std::uint64_t n, typename Sem::Out* out
       launch_kernel_clustered(kernel, shape.grid, cluster, stream, input, shape, ws.posts, ws.ticket, output);
   if (e != cudaSuccess) return cuda_status(e, "launching reduceOrderFree");
   return {};
+}
+
+// An exact sum or mean of halves (exact_half.cuh): the 64-bit accumulator where no block of the
+// launch folds more elements than it holds (the collector adds the blocks' sums in 128 bits), else
+// the 128-bit one; 4 vectors a thread per unit on every GPU (on an H100 the 8-vector shape was
+// slower at every size, bench/half_probe; the order-free kernel's large shape was measured on an
+// H200 for min and max only).
+template <class T, bool kMean>
+Status launch_exact_halves(const T* input, std::uint64_t n, typename ExactHalfSum64<kMean>::Out* output,
+                           stream_t stream, const Options& options, const Workspace& ws, int device, int sms) {
+  using Narrow = ExactHalfSum64<kMean>;
+  FreeShape shape;
+  if (Status s = order_free_shape<T, Narrow, kFreeLoads, false>(input, n, options, device, sms, &shape); !s) return s;
+  if (most_per_block<T>(shape, kFreeLoads) <= Narrow::kMaxElements)
+    return launch_order_free<T, Narrow, kFreeLoads, false>(input, n, output, stream, options, ws, device, sms);
+  return launch_order_free<T, ExactHalfSum128<kMean>, kFreeLoads, false>(input, n, output, stream, options, ws,
+                                                                         device, sms);
+}
+
+// reduceOrderFree in the shape the size and the GPU call for (free_large: the large shape from
+// 2^24 elements of up to 4 bytes on a GPU with wide memory, from 2^27 for 8-byte ones).
+template <class T, class Sem>
+Status launch_order_free_sized(const T* input, std::uint64_t n, typename Sem::Out* output, stream_t stream,
+                               const Options& options, const Workspace& ws, int device, int sms) {
+  bool wide = false;
+  if (Status s = wide_memory(device, &wide); !s) return s;
+  if (free_large<T>(n, wide))
+    return launch_order_free<T, Sem, kLargeLoads<T>, kLargeContiguous<T>>(input, n, output, stream, options, ws,
+                                                                          device, sms);
+  return launch_order_free<T, Sem, kFreeLoads, false>(input, n, output, stream, options, ws, device, sms);
 }
 
 // The grid of an exact-sum kernel (agent_exact.cuh) whose tiles hold `tile` elements: a block per
@@ -68,6 +110,11 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
   if (used != nullptr) *used = ws;
 
   if constexpr (exact_sum_v<T, Op>) {
+    if constexpr (exact_as_integer_v<T, Op>) {  // halves: an integer, any split (exact_half.cuh)
+      constexpr bool kMean = std::is_same_v<Op, op::mean>;
+      if (options.deterministic && free_shape_fits<T>(input))
+        return launch_exact_halves<T, kMean>(input, n, output, stream, options, ws, device, sms);
+    }
     if (options.deterministic) {  // exact: the digits in the workspace, any grid
       using Out = result_t<T, Op>;
       constexpr auto kernel = reduceExact<T, Out, std::is_same_v<Op, op::mean>>;
@@ -100,14 +147,8 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
     }
   }
   if constexpr (Sem::order_free) {
-    if (free_shape_fits<T>(input)) {  // any split gives the same bits: the fastest one
-      bool wide = false;
-      if (Status s = wide_memory(device, &wide); !s) return s;
-      if (free_large<T>(n, wide))
-        return launch_order_free<T, Sem, kLargeLoads<T>, kLargeContiguous<T>>(input, n, output, stream, options, ws,
-                                                                              device, sms);
-      return launch_order_free<T, Sem, kFreeLoads, false>(input, n, output, stream, options, ws, device, sms);
-    }
+    if (free_shape_fits<T>(input))  // any split gives the same bits: the fastest one
+      return launch_order_free_sized<T, Sem>(input, n, output, stream, options, ws, device, sms);
   }
   if (Status s = resident_blocks<reduceChunks<T, Sem>>(device, &per_sm); !s) return s;
 
