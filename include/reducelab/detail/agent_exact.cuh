@@ -532,8 +532,8 @@ inline constexpr int kExactBlocksPerSM = kSmall ? 0 : sizeof(T) == 4 ? 5 : sizeo
 // The mid-size shape of bfloat16 sums: tiles of 4 vectors a thread (8192 elements) and 4 blocks an
 // SM (48 registers), from 2^18 to 2^25 elements, where the 8-vector tiles of the large kernel
 // leave most SMs idle (2^20 elements: 64 tiles) or fill them unevenly. It was measured on half
-// sums, when halves still came here (H100, bench/exact_probe shapes, cold): 2^18 7.33-7.49 -> 7.07-7.14 us, 2^20 8.03 -> 7.58, 2^24 18.6-18.8 ->
-// 18.4; from 2^26 the 8-vector tiles were as fast or faster (2^28 178.0 against 181.0-183.7), and
+// sums, when halves still came here (H100, bench/exact_probe shapes, cold): 2^18 7.33-7.49 ->
+// 7.07-7.14 us, 2^20 8.03 -> 7.58, 2^24 18.6-18.8 -> 18.4; from 2^26 the 8-vector tiles were as fast or faster (2^28 178.0 against 181.0-183.7), and
 // for float and double no mid-size shape tried was faster at every size it would cover.
 inline constexpr unsigned kExactMidLoads = 4;
 inline constexpr int kExactMidBlocksPerSM = 4;

@@ -136,9 +136,9 @@ template <class Sem>
 __device__ __noinline__ void collect_posts(typename Sem::Acc own, rl::gmem<unsigned long long> posts,
                                            rl::smem<typename Sem::Acc> slots, rl::gmem<typename Sem::Out> output,
                                            std::uint64_t n) {
-  if constexpr (requires { typename Sem::Collect; }) {
+  if constexpr (requires { requires !std::is_same_v<typename Sem::Collect, Sem>; }) {
     using C = typename Sem::Collect;
-    if (!std::is_same_v<C, Sem> && Sem::collect_wide(n)) {
+    if (Sem::collect_wide(n)) {
       __shared__ typename C::Acc total_storage[kWarps];
       rl::smem<typename C::Acc> totals = total_storage;
       collect_posts_in<Sem, C>(own, posts, totals, output, n);

@@ -34,14 +34,12 @@ Status order_free_shape(const T* input, std::uint64_t n, const Options& options,
   return {};
 }
 
-// reduceOrderFree in one of its shapes.
+// reduceOrderFree in one of its shapes, cut as order_free_shape cut it.
 template <class T, class Sem, unsigned kLoads, bool kContiguous>
-Status launch_order_free(const T* input, std::uint64_t n, typename Sem::Out* output, stream_t stream,
-                         const Options& options, const Workspace& ws, int device, int sms) {
+Status launch_order_free(const T* input, const FreeShape& shape, typename Sem::Out* output, stream_t stream,
+                         const Options& options, const Workspace& ws, int device) {
   constexpr auto kernel = reduceOrderFree<T, Sem, kLoads, kContiguous>;
   static_assert(kPostWords<typename Sem::Acc> * 8 * kPartialSlots <= kPostBytes, "a post larger than its slot");
-  FreeShape shape;
-  if (Status s = order_free_shape<T, Sem, kLoads, kContiguous>(input, n, options, device, sms, &shape); !s) return s;
   unsigned limit = 1;  // a small input is one cluster (cluster.cuh)
   if (Status s = cluster_limit<kernel>(device, &limit); !s) return s;
   const unsigned cluster = one_cluster(shape.grid, limit, options.grid != 0);
@@ -49,6 +47,13 @@ Status launch_order_free(const T* input, std::uint64_t n, typename Sem::Out* out
       launch_kernel_clustered(kernel, shape.grid, cluster, stream, input, shape, ws.posts, ws.ticket, output);
   if (e != cudaSuccess) return cuda_status(e, "launching reduceOrderFree");
   return {};
+}
+template <class T, class Sem, unsigned kLoads, bool kContiguous>
+Status launch_order_free(const T* input, std::uint64_t n, typename Sem::Out* output, stream_t stream,
+                         const Options& options, const Workspace& ws, int device, int sms) {
+  FreeShape shape;
+  if (Status s = order_free_shape<T, Sem, kLoads, kContiguous>(input, n, options, device, sms, &shape); !s) return s;
+  return launch_order_free<T, Sem, kLoads, kContiguous>(input, shape, output, stream, options, ws, device);
 }
 
 // An exact sum or mean of halves (exact_half.cuh): the 64-bit accumulator where no block of the
@@ -63,7 +68,7 @@ Status launch_exact_halves(const T* input, std::uint64_t n, typename ExactHalfSu
   FreeShape shape;
   if (Status s = order_free_shape<T, Narrow, kFreeLoads, false>(input, n, options, device, sms, &shape); !s) return s;
   if (most_per_block<T>(shape, kFreeLoads) <= Narrow::kMaxElements)
-    return launch_order_free<T, Narrow, kFreeLoads, false>(input, n, output, stream, options, ws, device, sms);
+    return launch_order_free<T, Narrow, kFreeLoads, false>(input, shape, output, stream, options, ws, device);
   return launch_order_free<T, ExactHalfSum128<kMean>, kFreeLoads, false>(input, n, output, stream, options, ws,
                                                                          device, sms);
 }
