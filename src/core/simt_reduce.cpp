@@ -6,6 +6,7 @@
 
 #include "reducelab/detail/agent_exact.cuh"
 #include "reducelab/detail/exact_half.cuh"
+#include "reducelab/detail/exact_wide.cuh"
 #include "reducelab/detail/agent_order_free.cuh"
 #include "reducelab/detail/agent_reduce.cuh"
 #include "reducelab/detail/workspace.hpp"
@@ -73,6 +74,13 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
         return order_free.template operator()<ExactHalfSum64<kMean>>(false);
       return order_free.template operator()<ExactHalfSum128<kMean>>(false);
     }
+  }
+  // float from 2^13 to 2^16: the GPU's order-free wide integer (exact_wide.cuh); other_shape: the
+  // digits' kernel, which the GPU takes at other sizes and for elements at an address that is not
+  // a multiple of their size.
+  if constexpr (exact_as_wide_v<T, Op>) {
+    if (deterministic && !other_shape && exact_wide_taken<T>(n))
+      return order_free.template operator()<ExactWideSum<T, std::is_same_v<Op, op::mean>>>(false);
   }
   if constexpr (exact_sum_v<T, Op>) {
     if (deterministic) {

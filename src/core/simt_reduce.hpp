@@ -12,8 +12,9 @@ namespace reducelab::detail {
 // 16-byte boundary (offset 0: vector loads; other offsets: the unaligned path). `other_shape`:
 // the kernel's other launch shape, whatever n: order-free operations take the one the GPU takes for
 // large inputs (free_large), exact sums of halves the 128-bit accumulator the GPU takes where a
-// block would sum more than 2^20 elements (exact_half.cuh), exact bfloat16 sums the mid-size shape
-// (exact_mid_shape).
+// block would sum more than 2^20 elements (exact_half.cuh), exact float sums of 2^13 to 2^16
+// elements the digits' kernel (agent_exact.cuh) instead of the wide integer (exact_wide.cuh),
+// exact bfloat16 sums the mid-size shape (exact_mid_shape).
 template <class T, class Op>
 result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op op, unsigned grid = 0, unsigned offset = 0,
                             bool deterministic = true, bool other_shape = false);

@@ -10,6 +10,7 @@
 #include "reducelab/detail/agent_exact.cuh"
 #include "reducelab/detail/agent_order_free.cuh"
 #include "reducelab/detail/exact_half.cuh"
+#include "reducelab/detail/exact_wide.cuh"
 #include "exact_cases.hpp"
 
 namespace rltest {
@@ -36,7 +37,9 @@ void expect_exact(const ExactCase<T>& c, bool simt) {
                                          << ": " << s << " expected " << c.sum;
     }
   EXPECT_TRUE(same_result(detail::simt_reduce(c.x.data(), n, op::mean{}, 3, 0), mean)) << c.name << " simt mean";
-  if constexpr (sizeof(T) == 2) {  // the other shape, forced: bf16's mid-size tiles (4 vectors a thread), halves' large units
+  if constexpr (!std::is_same_v<T, double>) {
+    // The other shape, forced: halves' 128-bit integers; small float sums' digits instead of the
+    // wide integer; bf16's mid-size tiles (4 vectors a thread).
     for (unsigned grid : {1u, 7u})
       for (unsigned offset : {0u, 1u}) {
         const auto s = detail::simt_reduce(c.x.data(), n, op::sum{}, grid, offset, true, /*other_shape=*/true);
@@ -224,6 +227,111 @@ TEST(ExactSum, HalfPostsPast64BitsMeetIn128) {
 TEST(ExactSum, HalvesAsIntegersKeepEveryBitAndTheirFlags) {
   expect_half_integer_sums<detail::ExactHalfSum64<false>, detail::ExactHalfSum64<true>>(14);
   expect_half_integer_sums<detail::ExactHalfSum128<false>, detail::ExactHalfSum128<true>>(30);
+}
+
+// Floats and bfloat16 values summed as one 320-bit integer of 2^-149 units (exact_wide.cuh), on
+// accumulators built directly. Units of 16 elements (a float unit of the order-free kernel) whose
+// exponents span the whole range take the cut path, level by level, and the others the plain double
+// sum; either gives the words the same elements give one by one, combined forwards or backwards,
+// and rounds to the CPU backend's sum and mean. 2^24 copies of the largest finite value (2^152,
+// into the top word) give +inf as a sum and that value as a mean, and cancel back to the smallest
+// subnormal; infinities, NaN and the sign of an exact zero survive every combine.
+template <class T>
+T element_of(float f) {
+  if constexpr (std::is_same_v<T, float>) return f;
+  else return to_bfloat16(f);  // exact for the values below: every one is a bfloat16
+}
+template <class T>
+void expect_wide_integer_sums(std::uint64_t seed) {
+  using S = detail::ExactWideSum<T, false>;
+  using M = detail::ExactWideSum<T, true>;
+  using Unit = std::array<T, 16>;
+  const auto sum_of = [](const Unit& u) { return S::template absorb_batch<16>(S::identity(), u.data()); };
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 400; ++round) {
+    // Exponents over the whole range: the cut. Eight binades: the plain sum in double. 32
+    // binades: bfloat16's plain sum, float's cut.
+    const unsigned span = round % 3 == 0 ? 254 : round % 3 == 1 ? 8 : 32;
+    Unit v;
+    for (T& x : v) {
+      const std::uint32_t sign = static_cast<std::uint32_t>(rng() & 1u) << 31;
+      const auto e = static_cast<std::uint32_t>(span == 254 ? rng() % 254 : 100 + rng() % span);
+      x = element_of<T>(detail::float_from_bits(sign | (e << 23) | (static_cast<std::uint32_t>(rng()) & 0x7fffffu)));
+    }
+    if (round % 5 == 0) v[3] = v[9] = element_of<T>(0.0f);
+    const auto unit = sum_of(v);
+    auto forwards = S::identity(), backwards = S::identity();
+    for (unsigned j = 0; j < 16; ++j) forwards = S::combine(forwards, S::lift(v[j], j));
+    for (unsigned j = 16; j-- > 0;) backwards = S::combine(S::lift(v[j], j), backwards);
+    for (unsigned k = 0; k < detail::Wide320::kWords; ++k) {
+      ASSERT_EQ(unit.w[k], forwards.w[k]) << "word " << k << ", round " << round;
+      ASSERT_EQ(unit.w[k], backwards.w[k]) << "word " << k << ", round " << round;
+    }
+    const float want = cpu::reduce(v.data(), v.size(), op::sum{}).value;
+    EXPECT_TRUE(same_result(S::finish(unit, 16), want)) << round << ": " << S::finish(unit, 16) << ", cpu " << want;
+    EXPECT_TRUE(same_result(M::finish(unit, 16), cpu::reduce(v.data(), v.size(), op::mean{}).value)) << round;
+  }
+  const float largest = std::is_same_v<T, float> ? std::numeric_limits<float>::max() : 0x1.fep127f;
+  const float smallest = std::is_same_v<T, float> ? 0x1p-149f : 0x1p-133f;
+  const auto filled = [](float f) {
+    Unit u;
+    u.fill(element_of<T>(f));
+    return u;
+  };
+  const auto doubled = [&](const Unit& u, int times) {
+    auto a = sum_of(u);
+    for (int i = 0; i < times; ++i) a = S::combine(a, a);
+    return a;
+  };
+  const auto big = doubled(filled(largest), 20), minus_big = doubled(filled(-largest), 20);
+  const std::uint64_t count = std::uint64_t(1) << 24;
+  EXPECT_EQ(S::finish(big, count), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(M::finish(big, count), static_cast<double>(largest));
+  EXPECT_EQ(M::finish(minus_big, count), -static_cast<double>(largest));
+  Unit tiny = filled(0.0f);
+  tiny[7] = element_of<T>(smallest);
+  EXPECT_EQ(S::finish(S::combine(S::combine(big, sum_of(tiny)), minus_big), 2 * count + 16), smallest);
+  Unit special = tiny;
+  special[5] = element_of<T>(std::numeric_limits<float>::infinity());
+  EXPECT_EQ(S::finish(S::combine(minus_big, sum_of(special)), 9), std::numeric_limits<float>::infinity());
+  special[6] = element_of<T>(-std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(S::finish(sum_of(special), 16)));
+  special[6] = element_of<T>(std::nanf(""));
+  EXPECT_TRUE(std::isnan(M::finish(S::combine(big, sum_of(special)), 16)));
+  const auto negative_zeros = sum_of(filled(-0.0f));
+  EXPECT_TRUE(std::signbit(S::finish(S::combine(negative_zeros, negative_zeros), 32)));
+  EXPECT_FALSE(std::signbit(S::finish(S::combine(negative_zeros, sum_of(filled(0.0f))), 32)));
+  EXPECT_FALSE(std::signbit(S::finish(S::combine(big, minus_big), 32)));  // x + -x is +0
+  EXPECT_EQ(S::finish(S::identity(), 0), 0.0f);
+  EXPECT_TRUE(std::isnan(M::finish(M::identity(), 0)));
+}
+
+TEST(ExactSum, FloatsAsOneWideIntegerKeepEveryBitAndTheirFlags) {
+  expect_wide_integer_sums<float>(21);
+  expect_wide_integer_sums<bfloat16>(22);
+}
+
+// On SIMT, float sums of 8193 to 2^16 elements take the wide integer (16 blocks posting at 2^16),
+// and the others the digits; both give the CPU's bits on values with random exponents over the whole
+// range below 2^73 (no overflow), and the wide integer also at a grid a test forces.
+TEST(ExactSum, WideIntegerAndDigitsMeetAtTheirBoundaries) {
+  const std::uint64_t least = 8193, most = std::uint64_t(1) << 16;
+  EXPECT_FALSE(detail::exact_wide_taken<float>(least - 1));
+  EXPECT_TRUE(detail::exact_wide_taken<float>(least));
+  EXPECT_TRUE(detail::exact_wide_taken<float>(most));
+  EXPECT_FALSE(detail::exact_wide_taken<float>(most + 1));
+  std::mt19937_64 rng(31);
+  std::vector<float> x(most + 1);
+  for (float& v : x) {
+    const std::uint64_t r = rng();
+    v = detail::float_from_bits(static_cast<std::uint32_t>(((r >> 32) & 0x80000000u) | ((r % 200) << 23) | ((r >> 8) & 0x7fffffu)));
+  }
+  for (const std::uint64_t n : {least - 1, least, most, most + 1}) {
+    const float want = cpu::reduce(x.data(), n, op::sum{}).value;
+    for (unsigned grid : {0u, 5u})
+      EXPECT_TRUE(same_result(detail::simt_reduce(x.data(), n, op::sum{}, grid, 0), want)) << n << " grid " << grid;
+    EXPECT_TRUE(same_result(detail::simt_reduce(x.data(), n, op::mean{}, 0, 1), cpu::reduce(x.data(), n, op::mean{}).value)) << n;
+  }
 }
 
 // The example that motivates exactness: float sums that cancel catastrophically.

@@ -74,6 +74,16 @@ inline FreeShape free_shape(std::uint64_t n, const void* input, std::uint64_t sl
   s.grid = static_cast<unsigned>(g < 1 ? 1 : g);
   return s;
 }
+// Exact float sums (exact_wide.cuh: one 320-bit integer a thread) take the order-free kernel from
+// more than one of the digits' tiles (8192 floats: below that the digits' kernel is one block, the
+// wide integer's units a cluster of two) up to one cluster's units (2^16 floats). Above that the
+// digits' kernel (agent_exact.cuh) was faster on an H100: from 2^18 to 2^22 the order-free
+// collector's end took 2-4 us more than the digits' ticket (docs/performance.md, "Exact float sums
+// as one wide integer").
+template <class T>
+inline bool exact_wide_taken(std::uint64_t n) {
+  return n > Shape<T>::kTile && n <= std::uint64_t(kMaxClusterBlocks) * kThreads * kFreeLoads * Shape<T>::kVec;
+}
 // The most elements one block of `shape` folds (`loads` as free_shape took it): its share of the
 // units, every gridDim.x-th or a contiguous run, and block 0's head and tail.
 template <class T>
@@ -87,14 +97,24 @@ inline bool free_shape_fits(const void* input) {
   return reinterpret_cast<std::uintptr_t>(input) % sizeof(T) == 0;
 }
 
+// A developer's probe may give its semantics a trace(stage) to time the kernel's stages
+// (bench/wide_probe: 0 started, 1 units folded, 2 block folded, 3 posted or collecting, 4 posts
+// taken, 5 collector folded, 6 answer written); the library's semantics have none.
+template <class Sem>
+__device__ __forceinline__ void trace_stage(unsigned stage) {
+  if constexpr (requires { Sem::trace(stage); }) Sem::trace(stage);
+}
+
 // The collector's end: every other block's post, folded with this block's `own` (thread 0's),
 // and the answer. Thread t waits for slots t, t + kThreads, ...; it polls them kPollBatch at a
 // time, all of a batch's loads in flight at once (one at a time, a thread of a 792-block grid
 // waited for up to four round trips in a row: int32 sum at 2^22 went from 10.9 to 11.6 us on an
 // H100). A call, not inlined: inlined, ptxas gives the uint32 sum kernel 32 registers and a
 // spill (the int32 sum's did the same in an earlier form of the kernel); the batch is small
-// because the kernel's register count is that of its largest callee.
-inline constexpr unsigned kPollBatch = 4;
+// because the kernel's register count is that of its largest callee (two slots of the 40-byte
+// exact float sums' posts, exact_wide.cuh, hold as many words as four of the others).
+template <class Acc>
+inline constexpr unsigned kPollBatch = kPostWords<Acc> <= 4 ? 4u : 2u;
 // What the collector folds the posts in: Sem::Collect where the semantics names one and says the
 // launch's n needs it (collect_wide: the exact half sum's blocks post 64 bits, whose sum may need
 // 128), else Sem itself. C::from widens a post.
@@ -109,28 +129,32 @@ __device__ __forceinline__ void collect_posts_in(typename Sem::Acc own, rl::gmem
                                                  std::uint64_t n) {
   using Acc = typename Sem::Acc;
   typename C::Acc got = threadIdx.x == 0 ? collected_from<Sem, C>(own) : C::identity();
-  for (unsigned first = threadIdx.x; first < gridDim.x; first += kPollBatch * kThreads) {
+  constexpr unsigned kBatch = kPollBatch<Acc>;
+  for (unsigned first = threadIdx.x; first < gridDim.x; first += kBatch * kThreads) {
     unsigned pending = 0;  // bit k: slot first + k * kThreads is still to be taken
 #pragma unroll
-    for (unsigned k = 0; k < kPollBatch; ++k) {
+    for (unsigned k = 0; k < kBatch; ++k) {
       const unsigned b = first + k * kThreads;
       if (b < gridDim.x && b != blockIdx.x) pending |= 1u << k;
     }
     while (pending != 0) {
-      unsigned long long w[kPollBatch][kPostWords<Acc>];
+      unsigned long long w[kBatch][kPostWords<Acc>];
 #pragma unroll
-      for (unsigned k = 0; k < kPollBatch; ++k)
+      for (unsigned k = 0; k < kBatch; ++k)
         if ((pending >> k) & 1u) poll_post<Acc>(posts, first + k * kThreads, w[k]);
 #pragma unroll
-      for (unsigned k = 0; k < kPollBatch; ++k)
+      for (unsigned k = 0; k < kBatch; ++k)
         if (((pending >> k) & 1u) && post_is_full<Acc>(w[k])) {
           got = C::combine(got, collected_from<Sem, C>(take_post<Acc>(posts, first + k * kThreads, w[k])));
           pending &= ~(1u << k);
         }
     }
   }
+  trace_stage<Sem>(4);
   got = block_fold<C>(got, slots);
+  trace_stage<Sem>(5);
   if (threadIdx.x == 0) output[0] = C::finish(got, n);
+  trace_stage<Sem>(6);
 }
 template <class Sem>
 __device__ __noinline__ void collect_posts(typename Sem::Acc own, rl::gmem<unsigned long long> posts,
@@ -170,6 +194,7 @@ __global__ void __launch_bounds__(kThreads)
 
   if (!RL_SIMT && blockIdx.x == 0 && clustered == 1 && gridDim.x > 1) prefetch_posts<Acc>(posts);  // the collector
   wait_for_producer();
+  trace_stage<Sem>(0);
   if (RL_SIMT && clustered == 1 && gridDim.x > 1 && threadIdx.x == 0) started[0] = draw_start_ticket(ticket);
   const std::uint64_t head = shape.head, vectors = shape.vectors;
   Acc acc = Sem::identity();
@@ -193,8 +218,17 @@ __global__ void __launch_bounds__(kThreads)
     }
     if constexpr (requires(const T* e) { Sem::template absorb_batch<kVec>(acc, e); }) {
       // The min and max of 16-bit floats: two keys per 32-bit word (reduce_ops.cuh), the whole
-      // unit as one batch when every load was taken, else vector by vector.
-      if (whole) {
+      // unit as one batch when every load was taken, else vector by vector. Exact float sums
+      // (exact_wide.cuh) pad a partial unit with a value that changes nothing (-0) and take it as
+      // one batch too: one copy of their code instead of one per vector.
+      if constexpr (requires { Sem::template padding<T>(); }) {
+#pragma unroll
+        for (unsigned i = 0; i < kLoads; ++i)
+          if (!has[i])
+#pragma unroll
+            for (unsigned j = 0; j < kVec; ++j) v[i].v[j] = Sem::template padding<T>();
+      }
+      if (whole || requires { Sem::template padding<T>(); }) {
         T e[kLoads * kVec];
 #pragma unroll
         for (unsigned i = 0; i < kLoads; ++i)
@@ -220,6 +254,7 @@ __global__ void __launch_bounds__(kThreads)
     acc = Sem::absorb(acc, in);
   }
   let_consumer_start();
+  trace_stage<Sem>(1);
   if (blockIdx.x == 0) {  // the head and the tail, fewer than kVec elements each
     const std::uint64_t tail_begin = head + vectors * kVec;
     Inner in = Sem::inner_identity();
@@ -229,6 +264,7 @@ __global__ void __launch_bounds__(kThreads)
     acc = Sem::absorb(acc, in);
   }
   acc = block_fold<Sem>(acc, slots);
+  trace_stage<Sem>(2);
   if (clustered > 1) {  // one cluster: the leader folds the blocks' results in rank order
     const unsigned rank = cluster_rank();
     cluster_wait();  // every block of the cluster has started: its shared memory exists
@@ -252,10 +288,15 @@ __global__ void __launch_bounds__(kThreads)
   const bool collector = is_collector(RL_SIMT ? started[0] : 0u);  // block_fold's barrier ordered started[0]
   if (!collector) {
     if (threadIdx.x == 0) post_result<Acc>(posts, blockIdx.x, acc);
+    trace_stage<Sem>(3);
     return;
   }
   __syncthreads();  // slots is read once more
-  collect_posts<Sem>(acc, posts, slots, output, shape.n);
+  trace_stage<Sem>(3);
+  // The exact float sums' 40-byte accumulators collect inline: called, the collector's end took 3 us
+  // longer at 16 blocks on an H100 (bench/wide_probe, trace).
+  if constexpr (sizeof(Acc) > 16) collect_posts_in<Sem, Sem>(acc, posts, slots, output, shape.n);
+  else collect_posts<Sem>(acc, posts, slots, output, shape.n);
   if (RL_SIMT && threadIdx.x == 0) ticket[0] = 0u;  // every block has drawn its start ticket
 }
 

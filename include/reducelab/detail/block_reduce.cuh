@@ -33,6 +33,11 @@ __device__ __forceinline__ A shuffle_words(A v, Shfl shfl) {
     r.most = shfl(v.most);
     r.least = shfl(v.least);
     return r;
+  } else if constexpr (requires { A::kWords; v.w[0]; }) {  // a wide integer (exact_wide.cuh): word by word
+    A r;
+#pragma unroll
+    for (unsigned k = 0; k < A::kWords; ++k) r.w[k] = shfl(v.w[k]);
+    return r;
   } else if constexpr (requires { A::kTwoDoubles; }) {  // a pair of doubles (exact piece sums)
     A r;
     r.a = shfl(v.a);

@@ -11,6 +11,7 @@
 
 #include "reducelab/detail/agent_exact.cuh"
 #include "reducelab/detail/exact_half.cuh"
+#include "reducelab/detail/exact_wide.cuh"
 #include "reducelab/detail/agent_order_free.cuh"
 #include "reducelab/detail/agent_reduce.cuh"
 #include "reducelab/detail/launch.cuh"
@@ -119,6 +120,11 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
       constexpr bool kMean = std::is_same_v<Op, op::mean>;
       if (options.deterministic && free_shape_fits<T>(input))
         return launch_exact_halves<T, kMean>(input, n, output, stream, options, ws, device, sms);
+    }
+    if constexpr (exact_as_wide_v<T, Op>) {  // float, 2^13 to 2^16: one wide integer, any split (exact_wide.cuh)
+      using Wide = ExactWideSum<T, std::is_same_v<Op, op::mean>>;
+      if (options.deterministic && free_shape_fits<T>(input) && exact_wide_taken<T>(n))
+        return launch_order_free<T, Wide, kFreeLoads, false>(input, n, output, stream, options, ws, device, sms);
     }
     if (options.deterministic) {  // exact: the digits in the workspace, any grid
       using Out = result_t<T, Op>;

@@ -20,7 +20,8 @@
 // half; the collector takes the slot once every word has its 1, and zeroes the words (the
 // workspace starts zeroed). A 64-bit access is whole (single-copy atomic), so a word that reads 1
 // was written by this launch's poster, and the pieces need no order between them: no fence on
-// either side. A result of up to 8 bytes is one 16-byte store and one 16-byte load. Every
+// either side. A result of up to 8 bytes is one 16-byte store and one 16-byte load, one of 40
+// bytes five of each. Every
 // collector zeroes every word it waited for, so launches whose results differ in size can share
 // one workspace.
 #include <cstdint>
@@ -31,7 +32,7 @@
 namespace reducelab::detail {
 
 template <class Acc>
-inline constexpr unsigned kPostWords = sizeof(Acc) <= 4 ? 1u : sizeof(Acc) <= 8 ? 2u : 4u;
+inline constexpr unsigned kPostWords = sizeof(Acc) <= 4 ? 1u : 2u * static_cast<unsigned>((sizeof(Acc) + 7) / 8);
 static_assert(sizeof(unsigned) == 4);
 
 // Whether this block collects: block 0 on the GPU, the block that started last in SIMT (`started`

@@ -24,7 +24,7 @@ struct Workspace {
 
 inline constexpr std::size_t kPartialSlots = kMaxPartials;
 inline constexpr std::size_t kPartialSlotBytes = 16;  // the largest accumulator (ArgResult<double>)
-inline constexpr std::size_t kPostBytes = kPartialSlots * 4 * 8;  // up to 4 words a block (posted_results.cuh)
+inline constexpr std::size_t kPostBytes = kPartialSlots * 10 * 8;  // up to 10 words a block (posted_results.cuh)
 inline constexpr std::size_t kExactBytes = 1024;      // >= kExactWords (agent_exact.cuh) * 8
 inline constexpr std::size_t kPieceTickets = 2048;    // column groups of one reduce_axis launch
 inline constexpr std::size_t kPieceRedoSlots = std::size_t(1) << 16;  // reduce_axis's exact sums: pieces to redo
