@@ -51,29 +51,12 @@ static const void* g_other = nullptr;
 
 enum Mode { cold, code };
 float time_us(Mode m, const std::function<void()>& f, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> v;
-  for (int r = 0; r < reps + 3; ++r) {
-    (*g_flush)();
-    if (m == code) {
-      std::swap(g_in, g_other);
-      f();
-      std::swap(g_in, g_other);
-    }
-    float ms = 0;
-    CK(cudaEventRecord(a));
+  if (m == cold) return cold_us(*g_flush, f, reps);
+  return warm_code_us(*g_flush, f, [&] {
+    std::swap(g_in, g_other);
     f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (r >= 3) v.push_back(ms * 1000);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+    std::swap(g_in, g_other);
+  }, reps);
 }
 
 // reduceOrderFree<T, Sem, L, C> over n elements of g_in as the library launches it.

@@ -46,8 +46,10 @@ struct L2Flush {
   void operator()() const { flush_read<<<528, 512>>>(data, n, sink); }
 };
 
-// The median GPU time of f in microseconds, each call queued behind `flush`; `warmups` calls first.
-inline float cold_us(const L2Flush& flush, const std::function<void()>& f, int repeats, int warmups = 3) {
+// The median GPU time of f in microseconds, each call queued behind `flush` and, when given,
+// `before` (untimed); `warmups` calls first.
+inline float queued_us(const L2Flush& flush, const std::function<void()>& f, const std::function<void()>& before,
+                       int repeats, int warmups = 3) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
@@ -55,6 +57,7 @@ inline float cold_us(const L2Flush& flush, const std::function<void()>& f, int r
   for (int r = 0; r < repeats + warmups; ++r) {
     float ms = 0;
     flush();
+    if (before) before();
     CK(cudaEventRecord(a));
     f();
     CK(cudaEventRecord(b));
@@ -66,4 +69,16 @@ inline float cold_us(const L2Flush& flush, const std::function<void()>& f, int r
   CK(cudaEventDestroy(b));
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// Cold: each call queued behind the L2 flush only.
+inline float cold_us(const L2Flush& flush, const std::function<void()>& f, int repeats, int warmups = 3) {
+  return queued_us(flush, f, {}, repeats, warmups);
+}
+
+// Warm code: after the flush, `same_on_other` (f's work on another copy of the input) runs untimed,
+// so the timed call finds its data cold and its kernel's code warm.
+inline float warm_code_us(const L2Flush& flush, const std::function<void()>& f,
+                          const std::function<void()>& same_on_other, int repeats, int warmups = 3) {
+  return queued_us(flush, f, same_on_other, repeats, warmups);
 }

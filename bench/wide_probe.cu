@@ -154,29 +154,12 @@ int main(int argc, char** argv) {
     }
     CK(cudaMemcpy(in, h.data(), maxn * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(other, h.data(), kWarmMax * 4, cudaMemcpyHostToDevice));
-    // f's median time with warm code: the flush, f on the other copy (untimed), f timed.
-    const auto warm_code_us = [&](const std::function<void()>& f, int r) {
-      cudaEvent_t e0, e1;
-      CK(cudaEventCreate(&e0));
-      CK(cudaEventCreate(&e1));
-      std::vector<float> t;
-      for (int i = 0; i < r + 3; ++i) {
-        flush();
+    const auto warm_us = [&](const std::function<void()>& f, int r) {  // f on the other copy first
+      return warm_code_us(flush, f, [&] {
         cur = other;
         f();
         cur = in;
-        float ms = 0;
-        CK(cudaEventRecord(e0));
-        f();
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (i >= 3) t.push_back(ms * 1000);
-      }
-      CK(cudaEventDestroy(e0));
-      CK(cudaEventDestroy(e1));
-      std::sort(t.begin(), t.end());
-      return t[t.size() / 2];
+      }, r);
     };
     for (int lg = 10; lg <= 30; lg += 2) {
       const std::uint64_t n = std::uint64_t(1) << lg;
@@ -198,8 +181,8 @@ int main(int argc, char** argv) {
       std::printf("%-8s 2^%d  wide %.2f  digits %.2f  cub %.2f", data, lg, cold_us(flush, lib, r), cold_us(flush, dig, r),
                   cold_us(flush, cub, r));
       if (n <= kWarmMax)
-        std::printf("  | warm code: wide %.2f  digits %.2f  cub %.2f", warm_code_us(lib, r), warm_code_us(dig, r),
-                    warm_code_us(cub, r));
+        std::printf("  | warm code: wide %.2f  digits %.2f  cub %.2f", warm_us(lib, r), warm_us(dig, r),
+                    warm_us(cub, r));
       std::printf("  (sum %.9g)\n", a);
     }
   }

@@ -5,15 +5,15 @@
 // so the exact sum of halves is an order-free reduction (agent_order_free.cuh: any split, no
 // digits, no ticket) whose one rounding, at the end, gives the bits the digits of exact_sum.cuh
 // give on the CPU backend: both round the same exact value once. (bfloat16 and float span 2^-149
-// to 2^128 and keep the digits: agent_exact.cuh.)
+// to 2^128: a 320-bit integer for float sums of 8193 to 2^16 elements, exact_wide.cuh, the digits
+// of agent_exact.cuh otherwise.)
 //
 // A thread first sums a unit's halves (32 or 64) in one chain of double additions, exact there
 // (every partial sum a multiple of 2^-24 below 2^22); an infinity or NaN shows in that double's
 // value and raises a flag instead of entering the integer, and so does anything but -0 (the sign
 // of an exact zero: +0 unless every element is -0). The accumulator holds the sum shifted up by
-// three bits and the flags in those three, so two combine with one integer addition of the sums
-// and an OR of the flags: bit 0 an element other than -0, bit 1 +inf, bit 2 -inf (a NaN sets both,
-// as +inf and -inf together give NaN):
+// three bits and the flags in those three (exact_sum.cuh's kLow*), so two combine with one integer
+// addition of the sums and an OR of the flags:
 //   - ExactHalfSum<long long> where no block sums more than 2^20 elements (|sum| < 2^60 units):
 //     a block's post is then one 16-byte store (posted_results.cuh), and the collector adds the
 //     posts in 128 bits (Collect); one block, or one cluster, sums at most 2^17;
@@ -39,7 +39,7 @@ struct ExactHalfSum {
   using Out = std::conditional_t<kMean, double, float>;
   static constexpr bool order_free = true;
   static constexpr bool has_atomic_combine = false;
-  static constexpr Acc kNotOnlyNegativeZeros = 1, kPosInf = 2, kNegInf = 4, kFlags = 7;
+  static constexpr Acc kFlags = kLowFlags;
   // The most elements whose sum the accumulator holds: |sum| < n * 2^40 units below 2^(bits - 4).
   static constexpr std::uint64_t kMaxElements = sizeof(Acc) == 8 ? std::uint64_t(1) << 20 : ~std::uint64_t(0);
   // What the order-free kernel's collector adds the blocks' posts in (agent_order_free.cuh), where
@@ -57,25 +57,21 @@ struct ExactHalfSum {
   RL_HD_INLINE static Acc combine(Acc a, Acc b) { return ((a & ~kFlags) + (b & ~kFlags)) | ((a | b) & kFlags); }
   // A unit's double sum (at most 64 halves: exact) joins the accumulator.
   RL_HD_INLINE static Acc absorb(Acc a, Inner s) {
-    Acc term;
-    if (!finite_double(s)) {
-      term = s != s ? kPosInf | kNegInf : s > 0 ? kPosInf : kNegInf;
-    } else {
+    Acc term = low_bits_of_sum(s);
+    if (finite_double(s)) {
 #if defined(__CUDA_ARCH__)
       const long long units = __double2ll_rn(s * 16777216.0);  // exact: a multiple of 2^-24 below 2^22
 #else
       const auto units = static_cast<long long>(s * 16777216.0);
 #endif
-      const bool only_negative_zeros = s == 0 && (bits_of_double(s) >> 63) != 0;
-      term = static_cast<Acc>(static_cast<Acc>(units) * 8) | (only_negative_zeros ? 0 : kNotOnlyNegativeZeros);
+      term |= static_cast<Acc>(static_cast<Acc>(units) * 8);
     }
     return combine(a, term);
   }
   // The exact sum (or mean) rounded once.
   RL_HD_INLINE static Out finish(Acc a, std::uint64_t n) {
     if (n == 0) return kMean ? std::numeric_limits<Out>::quiet_NaN() : Out(0);
-    const unsigned flags = static_cast<unsigned>(a & (kPosInf | kNegInf)) |  // exact_sum.cuh's flags
-                           ((a & kNotOnlyNegativeZeros) != 0 ? kSawNonNegZero : 0u);
+    const unsigned flags = flags_of_low_bits(static_cast<unsigned>(a & kFlags));
     if (Out r; special_result(flags, &r)) return r;
     const Acc value = a >> 3;  // arithmetic: the sum in units of 2^-24
     if (value == 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);

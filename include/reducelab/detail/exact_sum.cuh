@@ -90,6 +90,22 @@ RL_HD_INLINE double double_from_bits(std::uint64_t u) {
 
 RL_HD_INLINE bool finite_double(double x) { return (bits_of_double(x) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull; }
 
+// The sums held as integers (exact_half.cuh, exact_wide.cuh) keep their flags in the integer's three
+// low bits, the integer shifted up past them, so that two accumulators combine with one addition
+// and one OR: an element other than -0, +inf, -inf (a NaN sets both: +inf and -inf give NaN).
+enum : unsigned { kLowNotOnlyNegativeZeros = 1u, kLowPosInf = 2u, kLowNegInf = 4u, kLowFlags = 7u };
+// The low bits' flags as the flags above.
+RL_HD_INLINE unsigned flags_of_low_bits(unsigned low) {
+  return (low & (kLowPosInf | kLowNegInf)) | ((low & kLowNotOnlyNegativeZeros) != 0 ? kSawNonNegZero : 0u);
+}
+// The low bits of a double that is a sum of elements: an infinity's or a NaN's flags, else whether
+// it is anything but -0.
+RL_HD_INLINE unsigned low_bits_of_sum(double s) {
+  if (s != s) return kLowPosInf | kLowNegInf;
+  if (!finite_double(s)) return s > 0 ? kLowPosInf : kLowNegInf;
+  return s == 0 && (bits_of_double(s) >> 63) != 0 ? 0u : kLowNotOnlyNegativeZeros;
+}
+
 // The flag an infinite or NaN element raises.
 RL_HD_INLINE unsigned special_flag(double x) {
   if (x != x) return kSawNaN;

@@ -23,10 +23,8 @@
 //     and go through the next level of the cut. About 46 binades a level: at most seven levels for
 //     the whole float range. On an H100 this took 8.9 us for 2^16 floats with random exponents
 //     over the whole range, where the digits' kernel took 107 us (bench/wide_probe).
-// The integer is held shifted up three bits, with flags in those three, so two accumulators combine
-// with one five-word addition and an OR of the flags: bit 0 an element other than -0 (an exact
-// zero is +0 unless every element is -0), bit 1 +inf, bit 2 -inf (a NaN sets both, as +inf and
-// -inf together give NaN).
+// The integer is held shifted up three bits, with the flags in those three (exact_sum.cuh's kLow*,
+// as the half sums keep them), so two accumulators combine with one five-word addition and an OR.
 #include <bit>
 #include <cstdint>
 #include <type_traits>
@@ -103,9 +101,14 @@ RL_HD_INLINE Wide320 wide_of(double s) {
   return t;
 }
 
-// The accumulator's flags (its three low bits) as exact_sum.cuh's.
-RL_HD_INLINE unsigned wide_flags(const Wide320& a) {
-  return static_cast<unsigned>(a.w[0] & 6u) | ((a.w[0] & 1u) != 0 ? kSawNonNegZero : 0u);  // +inf 2, -inf 4 in both
+// Two accumulators' sum: the integers added, the flags ORed.
+RL_HD_INLINE Wide320 combine_wide(Wide320 a, Wide320 b) {
+  const std::uint64_t flags = (a.w[0] | b.w[0]) & kLowFlags;
+  a.w[0] &= ~std::uint64_t(kLowFlags);
+  b.w[0] &= ~std::uint64_t(kLowFlags);
+  Wide320 r = add_wide(a, b);
+  r.w[0] |= flags;
+  return r;
 }
 
 // The exact sum (or, kMean, the mean of n elements) an accumulator holds, rounded once (Out: float
@@ -114,9 +117,9 @@ RL_HD_INLINE unsigned wide_flags(const Wide320& a) {
 template <class Out, bool kMean>
 RL_WIDE_OUT_OF_LINE Out wide_result(Wide320 a, std::uint64_t n) {
   if (n == 0) return kMean ? std::numeric_limits<Out>::quiet_NaN() : Out(0);
-  const unsigned flags = wide_flags(a);
+  const unsigned flags = flags_of_low_bits(static_cast<unsigned>(a.w[0] & kLowFlags));
   if (Out r; special_result(flags, &r)) return r;
-  a.w[0] &= ~std::uint64_t(7);  // now the sum in units of 2^-152
+  a.w[0] &= ~std::uint64_t(kLowFlags);  // now the sum in units of 2^-152
   const bool negative = static_cast<std::int64_t>(a.w[4]) < 0;
   if (negative) {  // the magnitude: ~a + 1
     Wide320 one{};
@@ -181,9 +184,9 @@ RL_WIDE_OUT_OF_LINE Wide320 wide_cut(Wide320 acc, WideUnit<N> u) {
   for (unsigned j = 0; j < N; ++j) {
     const std::uint32_t b = bits_of_float(u.x[j]);
     const std::uint32_t m = b & 0x7fffffffu;
-    if (b != 0x80000000u) flags |= 1u;  // an element other than -0
-    if (m >= 0x7f800000u) {             // an infinity (2: +, 4: -) or a NaN (both): a flag, and 0 in the sum
-      flags |= m > 0x7f800000u ? 6u : (b >> 31) != 0 ? 4u : 2u;
+    if (b != 0x80000000u) flags |= kLowNotOnlyNegativeZeros;
+    if (m >= 0x7f800000u) {  // an infinity or a NaN: a flag, and 0 in the sum
+      flags |= m > 0x7f800000u ? kLowPosInf | kLowNegInf : (b >> 31) != 0 ? kLowNegInf : kLowPosInf;
       u.x[j] = 0.0f;
     } else {
       most = m > most ? m : most;
@@ -205,11 +208,7 @@ RL_WIDE_OUT_OF_LINE Wide320 wide_cut(Wide320 acc, WideUnit<N> u) {
       u.x[j] = static_cast<float>(p);
       rest = rest || p != 0;
     }
-    Wide320 t = wide_of(s);
-    const std::uint64_t f = acc.w[0] & 7u;
-    acc.w[0] &= ~std::uint64_t(7);
-    acc = add_wide(acc, t);
-    acc.w[0] |= f;
+    acc = combine_wide(acc, wide_of(s));
     if (!rest) break;
     top += kLevel - 52;
   }
@@ -225,9 +224,6 @@ struct ExactWideSum {
   using Out = std::conditional_t<kMean, double, float>;
   static constexpr bool order_free = true;
   static constexpr bool has_atomic_combine = false;
-  static constexpr std::uint64_t kNotOnlyNegativeZeros = 1, kPosInf = 2, kNegInf = 4, kFlags = 7;
-  // The most elements whose sum fits: |sum| < n * 2^277 units, times 8, below 2^319.
-  static constexpr std::uint64_t kMaxElements = std::uint64_t(1) << 39;
 
   RL_HD_INLINE static Acc identity() { return Acc{}; }  // a sum of nothing, or of -0 only
   RL_HD_INLINE static Inner inner_identity() { return Acc{}; }
@@ -243,14 +239,7 @@ struct ExactWideSum {
   }
   RL_HD_INLINE static Inner inner_combine(const Inner& a, const Inner& b) { return combine(a, b); }
   RL_HD_INLINE static Acc absorb(const Acc& a, const Inner& b) { return combine(a, b); }
-  RL_HD_INLINE static Acc combine(const Acc& a, const Acc& b) {
-    Acc x = a, y = b;
-    x.w[0] &= ~kFlags;
-    y.w[0] &= ~kFlags;
-    Acc r = add_wide(x, y);
-    r.w[0] |= (a.w[0] | b.w[0]) & kFlags;
-    return r;
-  }
+  RL_HD_INLINE static Acc combine(const Acc& a, const Acc& b) { return combine_wide(a, b); }
 
   // N elements (in registers: every index is a constant once unrolled) into the accumulator.
   template <unsigned N>
@@ -278,7 +267,7 @@ struct ExactWideSum {
 #pragma unroll
       for (unsigned j = 0; j < N; ++j) s += static_cast<double>(as_float(v[j]));
       Acc t = wide_of(s);
-      t.w[0] |= (bits_of_double(s) >> 63) == 0 || s != 0 ? kNotOnlyNegativeZeros : 0;
+      t.w[0] |= low_bits_of_sum(s);
       return combine(acc, t);
     }
     return absorb_cut<N>(acc, v);
