@@ -10,6 +10,8 @@
 //             (most units take the wide sum's cut path, several levels deep)
 //   cancel    [1e30, 1, -1e30, 3] repeated (every unit takes the cut path, two levels)
 //   wide_probe [repeats=50]
+//   wide_probe mid      every power of two from 2^16 to 2^22, cold only, median of 30 (where the
+//                       library's choice between the two kernels is made)
 // Both exact kernels must give the same bits on every input.
 #include <cuda_runtime.h>
 #include <cub/device/device_reduce.cuh>
@@ -76,7 +78,8 @@ void trace_launch(const char* name, const L2Flush& flush, const T* in, std::uint
 int main(int argc, char** argv) {
   const bool profile = argc > 1 && std::strcmp(argv[1], "ncu") == 0;  // a few launches for Nsight Compute
   const bool grids_only = argc > 1 && std::strcmp(argv[1], "grids") == 0;  // only the forced grids' table
-  const int reps = argc > 1 && !profile && !grids_only ? std::atoi(argv[1]) : 30;
+  const bool mid = argc > 1 && std::strcmp(argv[1], "mid") == 0;  // every power of two of the mid sizes, cold
+  const int reps = argc > 1 && !profile && !grids_only && !mid ? std::atoi(argv[1]) : 30;
   cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
   std::printf("device %s, %d SMs\n", p.name, p.multiProcessorCount);
@@ -161,7 +164,7 @@ int main(int argc, char** argv) {
         cur = in;
       }, r);
     };
-    for (int lg = 10; lg <= 30; lg += 2) {
+    for (int lg = mid ? 16 : 10; lg <= (mid ? 22 : 30); lg += mid ? 1 : 2) {
       const std::uint64_t n = std::uint64_t(1) << lg;
       const auto lib = [&] {  // the wide integer at every size, as the library launches it up to 2^16
         if (!launch_order_free<float, ExactWideSum<float, false>, kFreeLoads, false>(cur, n, out, nullptr, {}, ws, device, sms).ok())
@@ -180,7 +183,7 @@ int main(int argc, char** argv) {
       const int r = lg >= 26 ? std::max(reps / 5, 5) : reps;
       std::printf("%-8s 2^%d  wide %.2f  digits %.2f  cub %.2f", data, lg, cold_us(flush, lib, r), cold_us(flush, dig, r),
                   cold_us(flush, cub, r));
-      if (n <= kWarmMax)
+      if (n <= kWarmMax && !mid)
         std::printf("  | warm code: wide %.2f  digits %.2f  cub %.2f", warm_us(lib, r), warm_us(dig, r),
                     warm_us(cub, r));
       std::printf("  (sum %.9g)\n", a);

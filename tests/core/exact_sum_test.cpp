@@ -311,11 +311,11 @@ TEST(ExactSum, FloatsAsOneWideIntegerKeepEveryBitAndTheirFlags) {
   expect_wide_integer_sums<bfloat16>(22);
 }
 
-// On SIMT, float sums of 8193 to 2^16 elements take the wide integer (16 blocks posting at 2^16),
+// On SIMT, float sums of 8193 to 2^20 elements take the wide integer (blocks posting at 2^20),
 // and the others the digits; both give the CPU's bits on values with random exponents over the whole
 // range below 2^73 (no overflow), and the wide integer also at a grid a test forces.
 TEST(ExactSum, WideIntegerAndDigitsMeetAtTheirBoundaries) {
-  const std::uint64_t least = 8193, most = std::uint64_t(1) << 16;
+  const std::uint64_t least = 8193, most = std::uint64_t(1) << 20;
   EXPECT_FALSE(detail::exact_wide_taken<float>(least - 1));
   EXPECT_TRUE(detail::exact_wide_taken<float>(least));
   EXPECT_TRUE(detail::exact_wide_taken<float>(most));

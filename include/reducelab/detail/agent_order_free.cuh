@@ -76,13 +76,16 @@ inline FreeShape free_shape(std::uint64_t n, const void* input, std::uint64_t sl
 }
 // Exact float sums (exact_wide.cuh: one 320-bit integer a thread) take the order-free kernel from
 // more than one of the digits' tiles (8192 floats: below that the digits' kernel is one block, the
-// wide integer's units a cluster of two) up to one cluster's units (2^16 floats). Above that the
-// digits' kernel (agent_exact.cuh) was faster on an H100: from 2^18 to 2^22 the order-free
-// collector's end took 2-4 us more than the digits' ticket (docs/performance.md, "Exact float sums
-// as one wide integer").
+// wide integer's units a cluster of two) up to 2^20 floats. On an H100 (bench/wide_probe mid,
+// cold) the wide integer was faster than the digits' kernel (agent_exact.cuh) up to 2^19 on
+// uniform values (2^18: 6.59 against 7.33 us), even at 2^20 (8.42 against 8.38) and faster on
+// cancelling and wide-ranging values; from 2^21 the digits were faster on uniform values (2^22:
+// 12.58 against 13.63), where the wide integer's work per element shows (docs/performance.md,
+// "Exact float sums as one wide integer").
+inline constexpr std::uint64_t kExactWideMost = std::uint64_t(1) << 20;
 template <class T>
 inline bool exact_wide_taken(std::uint64_t n) {
-  return n > Shape<T>::kTile && n <= std::uint64_t(kMaxClusterBlocks) * kThreads * kFreeLoads * Shape<T>::kVec;
+  return n > Shape<T>::kTile && n <= kExactWideMost;
 }
 // The most elements one block of `shape` folds (`loads` as free_shape took it): its share of the
 // units, every gridDim.x-th or a contiguous run, and block 0's head and tail.

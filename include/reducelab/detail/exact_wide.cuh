@@ -6,7 +6,7 @@
 // integer addition makes it order-free, and the order-free kernel (agent_order_free.cuh: any split,
 // no ticket) sums floats as it sums int32, rounding once at the end. The digits of exact_sum.cuh
 // hold the same value on the CPU backend and round it to the same bits. The library takes this
-// road for float sums of more than 8192 and up to 2^16 elements (exact_wide_taken,
+// road for float sums of more than 8192 and up to 2^20 elements (exact_wide_taken,
 // agent_order_free.cuh), where it measured faster than the digits' kernel (agent_exact.cuh), which
 // takes the others; halves
 // take 64 or 128 bits (exact_half.cuh), doubles (2^-1074 to 2^1024) the digits.
