@@ -12,11 +12,17 @@
 //   wide_probe [repeats=50]
 //   wide_probe mid      every power of two from 2^16 to 2^22, cold only, median of 30 (where the
 //                       library's choice between the two kernels is made)
+//   wide_probe bf16     bfloat16 sums: the wide integer against the library's launch (the digits),
+//                       every power of two from 2^14 to 2^24, cold, median of 30, same three inputs
+//   wide_probe ncu trace  the stages' %globaltimer stamps (below) at 2^16 floats on 16 blocks and
+//                       at 2^20 on the library's grid, the wide integer beside the int32 sum
 // Both exact kernels must give the same bits on every input.
 #include <cuda_runtime.h>
 #include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -79,7 +85,8 @@ int main(int argc, char** argv) {
   const bool profile = argc > 1 && std::strcmp(argv[1], "ncu") == 0;  // a few launches for Nsight Compute
   const bool grids_only = argc > 1 && std::strcmp(argv[1], "grids") == 0;  // only the forced grids' table
   const bool mid = argc > 1 && std::strcmp(argv[1], "mid") == 0;  // every power of two of the mid sizes, cold
-  const int reps = argc > 1 && !profile && !grids_only && !mid ? std::atoi(argv[1]) : 30;
+  const bool bf16 = argc > 1 && std::strcmp(argv[1], "bf16") == 0;  // bfloat16 sums, every power of two, cold
+  const int reps = argc > 1 && !profile && !grids_only && !mid && !bf16 ? std::atoi(argv[1]) : 30;
   cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
   std::printf("device %s, %d SMs\n", p.name, p.multiProcessorCount);
@@ -129,7 +136,16 @@ int main(int argc, char** argv) {
     trace_launch<float, TracedWide>("wide", flush, in, std::uint64_t(1) << 16, 16, out, ws);
     trace_launch<int, TracedInt>("int32", flush, reinterpret_cast<const int*>(in), std::uint64_t(1) << 16, 16, out, ws);
     trace_launch<float, TracedWide>("wide", flush, in, std::uint64_t(1) << 16, 4, out, ws);
-    if (argc > 2) return 0;
+    if (argc > 2) {
+      for (std::size_t i = 0; i < (std::size_t(1) << 20); ++i) h[i] = static_cast<float>(i % 1000) * 0x1p-10f;
+      CK(cudaMemcpy(in, h.data(), std::size_t(4) << 20, cudaMemcpyHostToDevice));
+      FreeShape s;
+      if (!order_free_shape<float, ExactWideSum<float, false>, kFreeLoads, false>(in, std::uint64_t(1) << 20, {}, device, sms, &s).ok())
+        return 2;
+      trace_launch<float, TracedWide>("wide", flush, in, std::uint64_t(1) << 20, s.grid, out, ws);
+      trace_launch<int, TracedInt>("int32", flush, reinterpret_cast<const int*>(in), std::uint64_t(1) << 20, s.grid, out, ws);
+      return 0;
+    }
     for (unsigned g : {0u, 16u})
       for (int r = 0; r < 3; ++r) {
         reducelab::Options o;
@@ -142,6 +158,42 @@ int main(int argc, char** argv) {
   }
   bool all_equal = true;
   std::mt19937_64 rng(5);
+  if (bf16) {  // bfloat16: the wide integer against the library's own launch (the digits' kernel)
+    using reducelab::bfloat16;
+    std::vector<bfloat16> b(std::size_t(1) << 24);
+    auto* bin = reinterpret_cast<bfloat16*>(in);
+    for (const char* data : {"uniform", "range", "cancel"}) {
+      for (std::size_t i = 0; i < b.size(); ++i) {
+        const std::uint64_t r = rng();
+        if (data[0] == 'u') b[i].bits = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(static_cast<float>(static_cast<std::int64_t>(r >> 40) - (1 << 23)) * 0x1p-23f) >> 16);
+        else if (data[0] == 'r') b[i].bits = static_cast<std::uint16_t>(((r >> 16) & 0x8000u) | ((1 + r % 254) << 7) | ((r >> 24) & 0x7fu));
+        else b[i].bits = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(std::array<float, 4>{1e30f, 1.0f, -1e30f, 3.0f}[i % 4]) >> 16);
+      }
+      CK(cudaMemcpy(bin, b.data(), b.size() * 2, cudaMemcpyHostToDevice));
+      for (int lg = 14; lg <= 24; ++lg) {
+        const std::uint64_t n = std::uint64_t(1) << lg;
+        const auto wide = [&] {
+          if (!launch_order_free<bfloat16, ExactWideSum<bfloat16, false>, kFreeLoads, false>(bin, n, out, nullptr, {}, ws, device, sms).ok())
+            std::exit(2);
+        };
+        const auto lib = [&] {
+          if (!launch_reduce<bfloat16, op::sum>(bin, n, out, nullptr, {}).ok()) std::exit(2);
+        };
+        wide();
+        const float a = result();
+        lib();
+        const float c = result();
+        if (std::memcmp(&a, &c, 4) != 0) {
+          std::printf("MISMATCH bf16 %s 2^%d: wide %.9g, library %.9g\n", data, lg, a, c);
+          all_equal = false;
+        }
+        std::printf("bf16 %-8s 2^%d  wide %.2f  library (digits) %.2f  (sum %.9g)\n", data, lg, cold_us(flush, wide, reps),
+                    cold_us(flush, lib, reps), a);
+      }
+    }
+    std::printf(all_equal ? "the wide integer and the library gave the same bits on every input\n" : "MISMATCHES above\n");
+    return all_equal ? 0 : 1;
+  }
   for (const char* data : {"uniform", "range", "cancel"}) {
     if (grids_only) break;
     for (std::size_t i = 0; i < maxn; ++i) {

@@ -75,7 +75,7 @@ result_t<T, Op> simt_reduce(const T* host, std::uint64_t n, Op, unsigned grid, u
       return order_free.template operator()<ExactHalfSum128<kMean>>(false);
     }
   }
-  // float from 2^13 to 2^20: the GPU's order-free wide integer (exact_wide.cuh); other_shape: the
+  // float and bfloat16 from one tile to 2^20: the GPU's order-free wide integer (exact_wide.cuh); other_shape: the
   // digits' kernel, which the GPU takes at other sizes and for elements at an address that is not
   // a multiple of their size.
   if constexpr (exact_as_wide_v<T, Op>) {

@@ -165,6 +165,41 @@ TEST(ExactSum, ShortRoundingPathMatchesTheGeneralOne) {
   expect_short_rounding_matches_general<double, double>(4);
 }
 
+// The wide integer's short rounding path (wide_round_fast) against its 128-bit one on random
+// magnitudes: a top word anywhere in the five, 1 to 64 bits in it, the words below random, zero,
+// or zero but for one low bit (a sticky bit only), and exact ties (a half at the round bit and
+// nothing below). Every case the short path takes must give the 128-bit path's bits, and it must
+// take most of them.
+TEST(ExactSum, WideIntegerShortRoundingMatchesTheGeneralOne) {
+  std::mt19937_64 g(41);
+  long taken = 0;
+  for (int c = 0; c < 200000; ++c) {
+    detail::Wide320 m{};
+    const int t = static_cast<int>(g() % 5), bits = 1 + static_cast<int>(g() % 64);
+    m.w[t] = (g() >> (64 - bits)) | (std::uint64_t(1) << (bits - 1));
+    for (int k = 0; k < t; ++k) {
+      const int kind = static_cast<int>(g() % 4);
+      m.w[k] = kind == 0 ? 0 : kind == 1 ? std::uint64_t(1) : g();
+    }
+    if (g() % 8 == 0) {  // an exact tie: the bit below the float's last one set, nothing below it
+      const int lead = 64 * t + bits - 1, round = lead - 24;
+      for (int k = 0; k < t; ++k) m.w[k] = 0;
+      if (round >= 0) {
+        for (int b = 0; b < round; ++b) m.w[b / 64] &= ~(std::uint64_t(1) << (b % 64));
+        m.w[round / 64] |= std::uint64_t(1) << (round % 64);
+      }
+    }
+    const detail::WideTop top = detail::wide_top(m);
+    float fast;
+    if (!detail::wide_round_fast(top, &fast)) continue;
+    ++taken;
+    const float general = detail::wide_round_general(top);
+    ASSERT_TRUE(same_bits(fast, general)) << "top word " << t << ", " << bits << " bits: short " << fast << ", general "
+                                          << general;
+  }
+  EXPECT_GT(taken, 100000);
+}
+
 // Halves summed as integers of 2^-24 units (exact_half.cuh), on accumulators built directly: the
 // largest sum each accumulator is used for (2^20 halves of 65504 in 64 bits, 2^36 of them in 128,
 // past 64 bits) keeps every bit and cancels down to the smallest subnormal; ties round to even and
@@ -311,27 +346,38 @@ TEST(ExactSum, FloatsAsOneWideIntegerKeepEveryBitAndTheirFlags) {
   expect_wide_integer_sums<bfloat16>(22);
 }
 
-// On SIMT, float sums of 8193 to 2^20 elements take the wide integer (blocks posting at 2^20),
-// and the others the digits; both give the CPU's bits on values with random exponents over the whole
-// range below 2^73 (no overflow), and the wide integer also at a grid a test forces.
-TEST(ExactSum, WideIntegerAndDigitsMeetAtTheirBoundaries) {
-  const std::uint64_t least = 8193, most = std::uint64_t(1) << 20;
-  EXPECT_FALSE(detail::exact_wide_taken<float>(least - 1));
-  EXPECT_TRUE(detail::exact_wide_taken<float>(least));
-  EXPECT_TRUE(detail::exact_wide_taken<float>(most));
-  EXPECT_FALSE(detail::exact_wide_taken<float>(most + 1));
+// On SIMT, float sums of 8193 to 2^20 elements and bfloat16 sums of 16385 to 2^20 take the wide
+// integer (blocks posting at 2^20), and the others the digits; both give the CPU's bits on values
+// with random exponents over the whole range below 2^73 (no overflow), and the wide integer also at
+// a grid a test forces.
+template <class T>
+void expect_wide_and_digits_meet(std::uint64_t least) {
+  const std::uint64_t most = std::uint64_t(1) << 20;
+  EXPECT_FALSE(detail::exact_wide_taken<T>(least - 1));
+  EXPECT_TRUE(detail::exact_wide_taken<T>(least));
+  EXPECT_TRUE(detail::exact_wide_taken<T>(most));
+  EXPECT_FALSE(detail::exact_wide_taken<T>(most + 1));
   std::mt19937_64 rng(31);
-  std::vector<float> x(most + 1);
-  for (float& v : x) {
+  std::vector<T> x(most + 1);
+  for (T& v : x) {
     const std::uint64_t r = rng();
-    v = detail::float_from_bits(static_cast<std::uint32_t>(((r >> 32) & 0x80000000u) | ((r % 200) << 23) | ((r >> 8) & 0x7fffffu)));
+    const float f =
+        detail::float_from_bits(static_cast<std::uint32_t>(((r >> 32) & 0x80000000u) | ((r % 200) << 23) | ((r >> 8) & 0x7fffffu)));
+    if constexpr (std::is_same_v<T, float>) v = f;
+    else v.bits = static_cast<std::uint16_t>(detail::bits_of_float(f) >> 16);
   }
   for (const std::uint64_t n : {least - 1, least, most, most + 1}) {
     const float want = cpu::reduce(x.data(), n, op::sum{}).value;
     for (unsigned grid : {0u, 5u})
-      EXPECT_TRUE(same_result(detail::simt_reduce(x.data(), n, op::sum{}, grid, 0), want)) << n << " grid " << grid;
-    EXPECT_TRUE(same_result(detail::simt_reduce(x.data(), n, op::mean{}, 0, 1), cpu::reduce(x.data(), n, op::mean{}).value)) << n;
+      EXPECT_TRUE(same_result(detail::simt_reduce(x.data(), n, op::sum{}, grid, 0), want))
+          << type_name<T>() << " " << n << " grid " << grid;
+    EXPECT_TRUE(same_result(detail::simt_reduce(x.data(), n, op::mean{}, 0, 1), cpu::reduce(x.data(), n, op::mean{}).value))
+        << type_name<T>() << " " << n;
   }
+}
+TEST(ExactSum, WideIntegerAndDigitsMeetAtTheirBoundaries) {
+  expect_wide_and_digits_meet<float>(8193);
+  expect_wide_and_digits_meet<bfloat16>(16385);
 }
 
 // The example that motivates exactness: float sums that cancel catastrophically.

@@ -74,14 +74,15 @@ inline FreeShape free_shape(std::uint64_t n, const void* input, std::uint64_t sl
   s.grid = static_cast<unsigned>(g < 1 ? 1 : g);
   return s;
 }
-// Exact float sums (exact_wide.cuh: one 320-bit integer a thread) take the order-free kernel from
-// more than one of the digits' tiles (8192 floats: below that the digits' kernel is one block, the
-// wide integer's units a cluster of two) up to 2^20 floats. On an H100 (bench/wide_probe mid,
-// cold) the wide integer was faster than the digits' kernel (agent_exact.cuh) up to 2^19 on
-// uniform values (2^18: 6.59 against 7.33 us), even at 2^20 (8.42 against 8.38) and faster on
-// cancelling and wide-ranging values; from 2^21 the digits were faster on uniform values (2^22:
-// 12.58 against 13.63), where the wide integer's work per element shows (docs/performance.md,
-// "Exact float sums as one wide integer").
+// Exact float and bfloat16 sums (exact_wide.cuh: one 320-bit integer a thread) take the order-free
+// kernel from more than one of the digits' tiles (8192 floats, 16384 bfloat16 values: below that
+// the digits' kernel is one block, the wide integer's units a cluster of two) up to 2^20 elements.
+// On an H100 (bench/wide_probe mid and bf16, cold) the wide integer was faster than the digits'
+// kernel (agent_exact.cuh) up to 2^19 on uniform values (float 2^18: 6.59 against 7.33 us; bf16
+// 2^16: 6.62 against 7.26), even at 2^20 (float 8.42 against 8.38, bf16 7.55 against 7.58) and
+// faster on cancelling and wide-ranging values; from 2^21 the digits were faster on uniform values
+// (float 2^22: 12.58 against 13.63), where the wide integer's work per element shows
+// (docs/performance.md, "Exact float sums as one wide integer").
 inline constexpr std::uint64_t kExactWideMost = std::uint64_t(1) << 20;
 template <class T>
 inline bool exact_wide_taken(std::uint64_t n) {

@@ -121,7 +121,7 @@ Status launch_reduce(const T* input, std::uint64_t n, result_t<T, Op>* output, s
       if (options.deterministic && free_shape_fits<T>(input))
         return launch_exact_halves<T, kMean>(input, n, output, stream, options, ws, device, sms);
     }
-    if constexpr (exact_as_wide_v<T, Op>) {  // float, 2^13 to 2^20: one wide integer, any split (exact_wide.cuh)
+    if constexpr (exact_as_wide_v<T, Op>) {  // float and bf16, one tile to 2^20: one wide integer, any split (exact_wide.cuh)
       using Wide = ExactWideSum<T, std::is_same_v<Op, op::mean>>;
       if (options.deterministic && free_shape_fits<T>(input) && exact_wide_taken<T>(n))
         return launch_order_free<T, Wide, kFreeLoads, false>(input, n, output, stream, options, ws, device, sms);

@@ -5,7 +5,7 @@
 // so the exact sum of halves is an order-free reduction (agent_order_free.cuh: any split, no
 // digits, no ticket) whose one rounding, at the end, gives the bits the digits of exact_sum.cuh
 // give on the CPU backend: both round the same exact value once. (bfloat16 and float span 2^-149
-// to 2^128: a 320-bit integer for float sums of 8193 to 2^20 elements, exact_wide.cuh, the digits
+// to 2^128: a 320-bit integer for their sums of one tile + 1 to 2^20 elements, exact_wide.cuh, the digits
 // of agent_exact.cuh otherwise.)
 //
 // A thread first sums a unit's halves (32 or 64) in one chain of double additions, exact there

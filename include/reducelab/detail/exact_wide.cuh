@@ -6,7 +6,8 @@
 // integer addition makes it order-free, and the order-free kernel (agent_order_free.cuh: any split,
 // no ticket) sums floats as it sums int32, rounding once at the end. The digits of exact_sum.cuh
 // hold the same value on the CPU backend and round it to the same bits. The library takes this
-// road for float sums of more than 8192 and up to 2^20 elements (exact_wide_taken,
+// road for float sums of more than 8192 and up to 2^20 elements, and bfloat16 sums of more than
+// 16384 and up to 2^20 (exact_wide_taken,
 // agent_order_free.cuh), where it measured faster than the digits' kernel (agent_exact.cuh), which
 // takes the others; halves
 // take 64 or 128 bits (exact_half.cuh), doubles (2^-1074 to 2^1024) the digits.
@@ -111,9 +112,61 @@ RL_HD_INLINE Wide320 combine_wide(Wide320 a, Wide320 b) {
   return r;
 }
 
+// A non-zero magnitude m (units of 2^-152, flags stripped): the index of its top non-zero word,
+// that word, the word below it, and whether any word further down is non-zero. The words are
+// selected, not indexed, so they stay in registers.
+struct WideTop {
+  int t = -1;
+  std::uint64_t hi = 0, lo = 0;
+  bool sticky = false;
+};
+RL_HD_INLINE WideTop wide_top(const Wide320& m) {
+  WideTop r;
+#pragma unroll
+  for (int k = 0; k < static_cast<int>(Wide320::kWords); ++k)
+    if (m.w[k] != 0) r.t = k;
+#pragma unroll
+  for (int k = 0; k < static_cast<int>(Wide320::kWords); ++k) {
+    if (k == r.t) r.hi = m.w[k];
+    if (k == r.t - 1) r.lo = m.w[k];
+    if (k < r.t - 1) r.sticky = r.sticky || m.w[k] != 0;
+  }
+  return r;
+}
+
+// The usual float sum, rounded through one conversion: the magnitude's 64 bits from its leading one
+// down, with a sticky bit for every bit below them in bit 0, convert to float rounding to nearest
+// even (64 bits leave 40 below the float's last bit, so the sticky bit decides a tie as the exact
+// value would), and a power of two scales the result exactly. False, leaving *out alone, for a zero
+// magnitude or a result that would be subnormal or within a factor of two of overflow: the 128-bit
+// path takes those. On an H100 the collector's rounding took 0.45 us through the 128-bit path alone
+// (a `%globaltimer` trace of 2^20 floats, bench/wide_probe; docs/performance.md).
+RL_HD_INLINE bool wide_round_fast(const WideTop& m, float* out) {
+  if (m.t < 0) return false;
+#if defined(__CUDA_ARCH__)
+  const int z = __clzll(static_cast<long long>(m.hi));
+#else
+  const int z = __builtin_clzll(m.hi);
+#endif
+  const int top = 64 * m.t + 63 - z - 152;  // the exponent of the leading one
+  if (top < -126 || top > 126) return false;
+  const std::uint64_t sig = z == 0 ? m.hi : (m.hi << z) | (m.lo >> (64 - z));
+  const std::uint64_t rest = z == 0 ? m.lo : m.lo << z;  // the bits of lo below sig
+  const float f = static_cast<float>(sig | std::uint64_t(rest != 0 || m.sticky));
+  *out = static_cast<float>(static_cast<double>(f) * pow2(top - 63));
+  return true;
+}
+// Every float sum's rounding: the 128 bits from the top non-zero word down, the words below as a
+// sticky bit, through exact_sum.cuh's round_u128.
+RL_HD_INLINE float wide_round_general(const WideTop& m) {
+  const int low = m.t > 0 ? m.t - 1 : 0;  // the weight of the window's bit 0, in words
+  const unsigned __int128 window = m.t > 0 ? (static_cast<unsigned __int128>(m.hi) << 64) | m.lo : m.hi;
+  return round_u128<float>(window, -152 + 64 * low, m.sticky);
+}
+
 // The exact sum (or, kMean, the mean of n elements) an accumulator holds, rounded once (Out: float
-// for a sum, double for a mean). A sum rounds the 128 bits from the top non-zero word down, the
-// words below as a sticky bit; a mean goes through exact_sum.cuh's digits, for the division.
+// for a sum, double for a mean). A sum rounds through wide_round_fast or wide_round_general; a
+// mean goes through exact_sum.cuh's digits, for the division.
 template <class Out, bool kMean>
 RL_WIDE_OUT_OF_LINE Out wide_result(Wide320 a, std::uint64_t n) {
   if (n == 0) return kMean ? std::numeric_limits<Out>::quiet_NaN() : Out(0);
@@ -130,22 +183,10 @@ RL_WIDE_OUT_OF_LINE Out wide_result(Wide320 a, std::uint64_t n) {
   }
   Out r;
   if constexpr (!kMean) {
-    int t = -1;  // the top non-zero word; the words are selected, not indexed, so they stay in registers
-    std::uint64_t hi = 0, lo = 0;
-    bool sticky = false;
-#pragma unroll
-    for (int k = 0; k < static_cast<int>(Wide320::kWords); ++k)
-      if (a.w[k] != 0) t = k;
-    if (t < 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
-#pragma unroll
-    for (int k = 0; k < static_cast<int>(Wide320::kWords); ++k) {
-      if (k == t) hi = a.w[k];
-      if (k == t - 1) lo = a.w[k];
-      if (k < t - 1) sticky = sticky || a.w[k] != 0;
-    }
-    const int low = t > 0 ? t - 1 : 0;  // the weight of the window's bit 0, in words
-    const unsigned __int128 window = t > 0 ? (static_cast<unsigned __int128>(hi) << 64) | lo : hi;
-    r = round_u128<Out>(window, -152 + 64 * low, sticky);
+    static_assert(std::is_same_v<Out, float>);
+    const WideTop m = wide_top(a);
+    if (m.t < 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
+    if (!wide_round_fast(m, &r)) r = wide_round_general(m);
   } else {
     // exact_sum.cuh's digits (32 bits each, weighted from 2^-149 up) of the magnitude: >> 3 first.
     std::int64_t digits[ExactTraits<float>::kDigits] = {};
@@ -290,10 +331,9 @@ struct ExactWideSum {
   }
 };
 
-// Exact sums and means of T that the library takes as one wide integer (float; up to the size
-// exact_wide_taken names, agent_order_free.cuh). bfloat16 sums this way too, but its digits were
-// the faster of the two on an H100 (docs/performance.md).
+// Exact sums and means of T that the library takes as one wide integer (float and bfloat16, at the
+// sizes exact_wide_taken names, agent_order_free.cuh).
 template <class T, class Op>
-inline constexpr bool exact_as_wide_v = std::is_same_v<T, float> && exact_sum_v<T, Op>;
+inline constexpr bool exact_as_wide_v = (std::is_same_v<T, float> || std::is_same_v<T, bfloat16>) && exact_sum_v<T, Op>;
 
 }  // namespace reducelab::detail
