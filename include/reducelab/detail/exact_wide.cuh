@@ -112,9 +112,10 @@ RL_HD_INLINE Wide320 combine_wide(Wide320 a, Wide320 b) {
   return r;
 }
 
-// A non-zero magnitude m (units of 2^-152, flags stripped): the index of its top non-zero word,
-// that word, the word below it, and whether any word further down is non-zero. The words are
-// selected, not indexed, so they stay in registers.
+// A magnitude m (units of 2^-152, flags stripped): the index of its top non-zero word (-1 for
+// zero), that word, the word below it, and whether any word further down is non-zero. Found from
+// the bottom word up with constant indices only: written as a search for the top index, the
+// compiler had put the words in local memory to index them.
 struct WideTop {
   int t = -1;
   std::uint64_t hi = 0, lo = 0;
@@ -122,16 +123,25 @@ struct WideTop {
 };
 RL_HD_INLINE WideTop wide_top(const Wide320& m) {
   WideTop r;
-#pragma unroll
-  for (int k = 0; k < static_cast<int>(Wide320::kWords); ++k)
-    if (m.w[k] != 0) r.t = k;
+  std::uint64_t below = 0;  // the words under the one below word k, ORed
 #pragma unroll
   for (int k = 0; k < static_cast<int>(Wide320::kWords); ++k) {
-    if (k == r.t) r.hi = m.w[k];
-    if (k == r.t - 1) r.lo = m.w[k];
-    if (k < r.t - 1) r.sticky = r.sticky || m.w[k] != 0;
+    if (m.w[k] != 0) {
+      r.t = k;
+      r.hi = m.w[k];
+      r.lo = k > 0 ? m.w[k > 0 ? k - 1 : 0] : 0;
+      r.sticky = below != 0;
+    }
+    if (k > 0) below |= m.w[k > 0 ? k - 1 : 0];
   }
   return r;
+}
+RL_HD_INLINE Wide320 negate_wide(Wide320 a) {  // two's complement: ~a + 1
+  Wide320 one{};
+  one.w[0] = 1;
+#pragma unroll
+  for (unsigned k = 0; k < Wide320::kWords; ++k) a.w[k] = ~a.w[k];
+  return add_wide(a, one);
 }
 
 // The usual float sum, rounded through one conversion: the magnitude's 64 bits from its leading one
@@ -165,22 +175,16 @@ RL_HD_INLINE float wide_round_general(const WideTop& m) {
 }
 
 // The exact sum (or, kMean, the mean of n elements) an accumulator holds, rounded once (Out: float
-// for a sum, double for a mean). A sum rounds through wide_round_fast or wide_round_general; a
-// mean goes through exact_sum.cuh's digits, for the division.
+// for a sum, double for a mean), every case: a sum rounds through wide_round_fast or
+// wide_round_general, a mean through exact_sum.cuh's digits, for the division.
 template <class Out, bool kMean>
-RL_WIDE_OUT_OF_LINE Out wide_result(Wide320 a, std::uint64_t n) {
+RL_WIDE_OUT_OF_LINE Out wide_result_general(Wide320 a, std::uint64_t n) {
   if (n == 0) return kMean ? std::numeric_limits<Out>::quiet_NaN() : Out(0);
   const unsigned flags = flags_of_low_bits(static_cast<unsigned>(a.w[0] & kLowFlags));
   if (Out r; special_result(flags, &r)) return r;
   a.w[0] &= ~std::uint64_t(kLowFlags);  // now the sum in units of 2^-152
   const bool negative = static_cast<std::int64_t>(a.w[4]) < 0;
-  if (negative) {  // the magnitude: ~a + 1
-    Wide320 one{};
-    one.w[0] = 1;
-#pragma unroll
-    for (unsigned k = 0; k < Wide320::kWords; ++k) a.w[k] = ~a.w[k];
-    a = add_wide(a, one);
-  }
+  if (negative) a = negate_wide(a);  // the magnitude
   Out r;
   if constexpr (!kMean) {
     static_assert(std::is_same_v<Out, float>);
@@ -206,6 +210,23 @@ RL_WIDE_OUT_OF_LINE Out wide_result(Wide320 a, std::uint64_t n) {
     r = exact_result<float, Out>(digits, first, last, flags, n, words);
   }
   return negative ? -r : r;
+}
+
+// The same, with the usual sum (no infinity or NaN among the elements, a result wide_round_fast
+// takes) rounded inline: through the call, its 40-byte argument went through local memory.
+template <class Out, bool kMean>
+RL_HD_INLINE Out wide_result(const Wide320& a, std::uint64_t n) {
+  if constexpr (!kMean) {
+    if (n != 0 && (a.w[0] & (kLowPosInf | kLowNegInf)) == 0) {
+      Wide320 m = a;
+      m.w[0] &= ~std::uint64_t(kLowFlags);
+      const bool negative = static_cast<std::int64_t>(m.w[4]) < 0;
+      if (negative) m = negate_wide(m);
+      float r;
+      if (wide_round_fast(wide_top(m), &r)) return negative ? -r : r;
+    }
+  }
+  return wide_result_general<Out, kMean>(a, n);
 }
 
 // The rare path's elements, as floats (every bfloat16 is one), passed by value to the call.
