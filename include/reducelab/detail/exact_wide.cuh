@@ -286,6 +286,9 @@ struct ExactWideSum {
   using Out = std::conditional_t<kMean, double, float>;
   static constexpr bool order_free = true;
   static constexpr bool has_atomic_combine = false;
+  // The low bits that hold flags, combined by OR, not added: a block folds the rest as one integer
+  // through shared memory (block_reduce.cuh, block_fold_limbs).
+  static constexpr std::uint64_t kOrBits = kLowFlags;
 
   RL_HD_INLINE static Acc identity() { return Acc{}; }  // a sum of nothing, or of -0 only
   RL_HD_INLINE static Inner inner_identity() { return Acc{}; }
