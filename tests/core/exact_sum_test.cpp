@@ -380,6 +380,50 @@ TEST(ExactSum, WideIntegerAndDigitsMeetAtTheirBoundaries) {
   expect_wide_and_digits_meet<bfloat16>(16385);
 }
 
+// The wide integer's flags through the kernel: an infinity, infinities of both signs, a NaN or
+// signed zeros among 70001 elements (the wide integer's range for float and bf16), in a block
+// that posts, in the collector's own block and in the tail, at the library's grid and at five
+// posting blocks: the flags pass each block's fold (ORed apart from the sum) and the posts, and
+// the result is the CPU backend's.
+template <class T>
+void expect_wide_flags_survive() {
+  constexpr std::uint64_t n = 70001;
+  ASSERT_TRUE(detail::exact_wide_taken<T>(n));
+  const double inf = std::numeric_limits<double>::infinity();
+  std::mt19937_64 rng(43);
+  std::vector<T> finite(n);
+  for (T& v : finite) v = from_double<T>(std::ldexp(static_cast<double>(rng() % 2001) - 1000.0, -static_cast<int>(rng() % 20)));
+  const auto with = [&](std::initializer_list<std::pair<std::uint64_t, double>> at) {
+    std::vector<T> x = finite;
+    for (const auto& [i, v] : at) x[i] = from_double<T>(v);
+    return x;
+  };
+  std::vector<std::pair<std::string, std::vector<T>>> cases = {
+      {"+inf in a posting block", with({{n / 2, inf}})},
+      {"-inf in the tail", with({{n - 1, -inf}})},
+      {"+inf and -inf in two blocks", with({{100, inf}, {n - 300, -inf}})},
+      {"NaN in the first block", with({{7, std::nan("")}})},
+      {"-0 everywhere", std::vector<T>(n, from_double<T>(-0.0))},
+      {"-0 everywhere but one +0", [&] {
+         std::vector<T> x(n, from_double<T>(-0.0));
+         x[n / 3] = from_double<T>(0.0);
+         return x;
+       }()},
+  };
+  for (const auto& [name, x] : cases) {
+    const float want = cpu::reduce(x.data(), n, op::sum{}).value;
+    for (unsigned grid : {0u, 5u})
+      EXPECT_TRUE(same_result(detail::simt_reduce(x.data(), n, op::sum{}, grid, 0), want))
+          << type_name<T>() << " " << name << " grid " << grid << ": expected " << want;
+    EXPECT_TRUE(same_result(detail::simt_reduce(x.data(), n, op::mean{}, 0, 0), cpu::reduce(x.data(), n, op::mean{}).value))
+        << type_name<T>() << " " << name << " mean";
+  }
+}
+TEST(ExactSum, WideIntegerFlagsSurviveTheBlocksAndThePosts) {
+  expect_wide_flags_survive<float>();
+  expect_wide_flags_survive<bfloat16>();
+}
+
 // The example that motivates exactness: float sums that cancel catastrophically.
 TEST(ExactSum, CancellationThatDefeatsPairwiseSummation) {
   std::vector<float> x;
