@@ -12,8 +12,9 @@
 //   wide_probe [repeats=50]
 //   wide_probe mid      every power of two from 2^16 to 2^22, cold only, median of 30 (where the
 //                       library's choice between the two kernels is made)
-//   wide_probe bf16     bfloat16 sums: the wide integer against the library's launch (the digits),
-//                       every power of two from 2^14 to 2^24, cold, median of 30, same three inputs
+//   wide_probe bf16     bfloat16 sums: the wide integer against the library's launch, every power
+//                       of two from 2^14 to 2^24, cold, median of 30, same three inputs (the library
+//                       takes the wide integer itself from 16385 to 2^20 elements, the digits outside)
 //   wide_probe ncu trace  the stages' %globaltimer stamps (below) at 2^16 floats on 16 blocks and
 //                       at 2^20 on the library's grid, the wide integer beside the int32 sum
 // Both exact kernels must give the same bits on every input.
@@ -187,7 +188,7 @@ int main(int argc, char** argv) {
           std::printf("MISMATCH bf16 %s 2^%d: wide %.9g, library %.9g\n", data, lg, a, c);
           all_equal = false;
         }
-        std::printf("bf16 %-8s 2^%d  wide %.2f  library (digits) %.2f  (sum %.9g)\n", data, lg, cold_us(flush, wide, reps),
+        std::printf("bf16 %-8s 2^%d  wide %.2f  library %.2f  (sum %.9g)\n", data, lg, cold_us(flush, wide, reps),
                     cold_us(flush, lib, reps), a);
       }
     }
@@ -218,7 +219,7 @@ int main(int argc, char** argv) {
     };
     for (int lg = mid ? 16 : 10; lg <= (mid ? 22 : 30); lg += mid ? 1 : 2) {
       const std::uint64_t n = std::uint64_t(1) << lg;
-      const auto lib = [&] {  // the wide integer at every size, as the library launches it up to 2^16
+      const auto lib = [&] {  // the wide integer at every size, as the library launches it up to 2^20
         if (!launch_order_free<float, ExactWideSum<float, false>, kFreeLoads, false>(cur, n, out, nullptr, {}, ws, device, sms).ok())
           std::exit(2);
       };

@@ -123,16 +123,17 @@ struct WideTop {
 };
 RL_HD_INLINE WideTop wide_top(const Wide320& m) {
   WideTop r;
-  std::uint64_t below = 0;  // the words under the one below word k, ORed
+  std::uint64_t prev = 0, below = 0;  // word k - 1, and the words under it ORed
 #pragma unroll
   for (int k = 0; k < static_cast<int>(Wide320::kWords); ++k) {
     if (m.w[k] != 0) {
       r.t = k;
       r.hi = m.w[k];
-      r.lo = k > 0 ? m.w[k > 0 ? k - 1 : 0] : 0;
+      r.lo = prev;
       r.sticky = below != 0;
     }
-    if (k > 0) below |= m.w[k > 0 ? k - 1 : 0];
+    below |= prev;
+    prev = m.w[k];
   }
   return r;
 }
@@ -175,8 +176,8 @@ RL_HD_INLINE float wide_round_general(const WideTop& m) {
 }
 
 // The exact sum (or, kMean, the mean of n elements) an accumulator holds, rounded once (Out: float
-// for a sum, double for a mean), every case: a sum rounds through wide_round_fast or
-// wide_round_general, a mean through exact_sum.cuh's digits, for the division.
+// for a sum, double for a mean), every case: a sum rounds through wide_round_general (wide_result
+// has tried the short path first), a mean through exact_sum.cuh's digits, for the division.
 template <class Out, bool kMean>
 RL_WIDE_OUT_OF_LINE Out wide_result_general(Wide320 a, std::uint64_t n) {
   if (n == 0) return kMean ? std::numeric_limits<Out>::quiet_NaN() : Out(0);
@@ -190,7 +191,7 @@ RL_WIDE_OUT_OF_LINE Out wide_result_general(Wide320 a, std::uint64_t n) {
     static_assert(std::is_same_v<Out, float>);
     const WideTop m = wide_top(a);
     if (m.t < 0) return (flags & kSawNonNegZero) ? Out(0) : -Out(0);
-    if (!wide_round_fast(m, &r)) r = wide_round_general(m);
+    r = wide_round_general(m);
   } else {
     // exact_sum.cuh's digits (32 bits each, weighted from 2^-149 up) of the magnitude: >> 3 first.
     std::int64_t digits[ExactTraits<float>::kDigits] = {};
