@@ -11,9 +11,10 @@
 //                      (16-bit floats' min, max, sums and means: two columns a lane, as words).
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
-//   reducePackedRows   exact float, half and bfloat16 sums of dense rows of 2, 4 or 8 elements
-//                      (whole rows in each 16-byte vector): a thread per vector, no shuffle;
-//                      rows of two or four whole vectors: a thread per row.
+//   reducePackedRows   dense rows of 2, 4 or 8 elements (whole rows in each 16-byte vector): a
+//                      thread per vector, no shuffle; rows of two or four whole vectors (eight for
+//                      order-free operations): a thread per row. Exact float, half and bfloat16
+//                      sums, and the order-free operations that are not exact sums.
 //   reduceLongPieces   longer rows and segments: a block each.
 //   reduceSegmentGroups  segments of up to a tile: a warp per group of up to 32 neighbouring
 //                      short segments, read as one contiguous range (agent_segment_groups.cuh).
@@ -1009,7 +1010,9 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
         if ((todo >> u) & 1u) pair_row(base + std::uint64_t(u) * rows_per_warp + lane / lanes);  // not row[u]: a dynamic index puts row[] on the stack
       continue;
     }
-    // Every other order-free operation: the kRowUnroll rows together.
+    // Every other order-free operation: the kRowUnroll rows together. (Two steps of each lane's
+    // walk in flight at once, eight loads a lane, measured slower on an H200: the kernel's
+    // registers grew for every operation, 2^20 x 256 double max 700 -> 1167 us, half max 237 -> 317.)
     Acc acc[kRowUnroll];
 #pragma unroll
     for (unsigned u = 0; u < kRowUnroll; ++u) acc[u] = Sem::identity();
@@ -1058,15 +1061,21 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
 // infinity or NaN, exponents too far apart) is summed again from memory with pairs. Rows of two
 // or four whole vectors (16 or 32 halves, 8 or 16 floats) take a thread each the same way, its
 // row's vectors in flight, where reduceRowGroups gave them two or four lanes and a shuffle tree.
+// Order-free operations that are not exact sums (integer sums, min, max, argmin, argmax) take the
+// same packed reads, each row folded alone in registers: reduceRowGroups gave rows of 4 halves a lane
+// and an 8-byte load each (half max of 2^26 x 4 on an H200: 430 us, 28 % of the read ceiling).
+template <class T, class Sem>
+inline constexpr bool packed_order_free_v = Sem::order_free && !is_exact_pieces<Sem>::value;
 template <class T, class Sem>
 inline bool packed_rows_fit(const void* input, const Pieces& p) {
-  if constexpr (window_sums_v<T, Sem>) {
+  if constexpr (window_sums_v<T, Sem> || packed_order_free_v<T, Sem>) {
     constexpr unsigned kVec = Shape<T>::kVec;
-    // Float rows of one whole vector stay in reduceRowGroups, which reads them the same way (a lane
-    // and a vector each) and measured 1 % faster (2^26 x 4, H100: 450 against 454 us).
-    const bool one_float_vector = sizeof(T) == 4 && p.length == kVec;
-    const bool in_a_vector = p.length >= 2 && p.length <= kVec && kVec % p.length == 0 && !one_float_vector;
-    const bool whole_vectors = p.length == 2 * kVec || p.length == 4 * kVec;
+    // Rows of one whole vector stay in reduceRowGroups, which reads them the same way (a lane and a
+    // vector each): for float sums it measured 1 % faster (2^26 x 4, H100: 450 against 454 us).
+    const bool one_vector = p.length == kVec && (sizeof(T) == 4 || packed_order_free_v<T, Sem>);
+    const bool in_a_vector = p.length >= 2 && p.length <= kVec && kVec % p.length == 0 && !one_vector;
+    const bool whole_vectors =
+        p.length == 2 * kVec || p.length == 4 * kVec || (packed_order_free_v<T, Sem> && p.length == 8 * kVec);
     return !p.offsets && p.stride == 1 && p.step == p.length && (in_a_vector || whole_vectors) &&
            reinterpret_cast<std::uintptr_t>(input) % 16 == 0;
   } else {
@@ -1085,6 +1094,23 @@ __device__ __noinline__ void packed_row_pairs(rl::gmem<const T> x, std::uint64_t
   store_piece<Sem>(output, r, acc, length, redo);
 }
 
+// Row r, its kLength elements in registers (e), written: exact sums through a window (pairs when
+// the window cannot vouch for it), order-free operations folded.
+template <class T, class Sem, unsigned kLength>
+__device__ __forceinline__ void packed_row(const T* e, std::uint64_t r, rl::gmem<const T> input,
+                                           rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
+  if constexpr (window_sums_v<T, Sem>) {
+    WindowSum w = window_identity();
+    window_add_batch<kLength>(w, e);
+    if (window_is_exact<T>(w, kLength)) output[r] = Sem::finish_exact(w.s, kLength);
+    else packed_row_pairs<T, Sem>(input, r, kLength, output, redo);
+  } else {
+    const typename Sem::Acc acc =
+        absorb_elements<Sem, kLength>(Sem::identity(), e, [](unsigned j) { return std::uint64_t(j); });
+    store_piece<Sem>(output, r, acc, kLength, redo);
+  }
+}
+
 // The kVec / kLength rows of vector k (already loaded in v).
 template <class T, class Sem, unsigned kLength>
 __device__ __forceinline__ void packed_vector_rows(const Vec<T>& v, std::uint64_t k, rl::gmem<const T> input,
@@ -1092,22 +1118,16 @@ __device__ __forceinline__ void packed_vector_rows(const Vec<T>& v, std::uint64_
                                                    rl::gmem<unsigned long long> redo) {
   constexpr unsigned kRows = Shape<T>::kVec / kLength;
 #pragma unroll
-  for (unsigned i = 0; i < kRows; ++i) {
-    WindowSum w = window_identity();
-    window_add_batch<kLength>(w, v.v + i * kLength);
-    const std::uint64_t r = k * kRows + i;
-    if (window_is_exact<T>(w, kLength)) output[r] = Sem::finish_exact(w.s, kLength);
-    else packed_row_pairs<T, Sem>(input, r, kLength, output, redo);
-  }
+  for (unsigned i = 0; i < kRows; ++i) packed_row<T, Sem, kLength>(v.v + i * kLength, k * kRows + i, input, output, redo);
 }
 
 // Rows of kV whole vectors, a thread each (rows first, first + threads, ...), four vectors in
-// flight: 4 / kV rows.
+// flight (4 / kV rows), or a row's eight.
 template <class T, class Sem, unsigned kV>
 __device__ __forceinline__ void packed_whole_rows(rl::gmem<const T> input, std::uint64_t rows, std::uint64_t first,
                                                   std::uint64_t threads, rl::gmem<typename Sem::Out> output,
                                                   rl::gmem<unsigned long long> redo) {
-  constexpr unsigned kVec = Shape<T>::kVec, kLength = kV * kVec, kRows = 4 / kV;
+  constexpr unsigned kVec = Shape<T>::kVec, kLength = kV * kVec, kRows = kV >= 4 ? 1 : 4 / kV;
   for (std::uint64_t r = first; r < rows; r += kRows * threads) {
     Vec<T> v[kRows][kV];
 #pragma unroll
@@ -1119,11 +1139,12 @@ __device__ __forceinline__ void packed_whole_rows(rl::gmem<const T> input, std::
     for (unsigned i = 0; i < kRows; ++i) {
       const std::uint64_t row = r + i * threads;
       if (row >= rows) break;
-      WindowSum w = window_identity();
+      T e[kLength];
 #pragma unroll
-      for (unsigned k = 0; k < kV; ++k) window_add_batch<kVec>(w, v[i][k].v);
-      if (window_is_exact<T>(w, kLength)) output[row] = Sem::finish_exact(w.s, kLength);
-      else packed_row_pairs<T, Sem>(input, row, kLength, output, redo);
+      for (unsigned k = 0; k < kV; ++k)
+#pragma unroll
+        for (unsigned j = 0; j < kVec; ++j) e[k * kVec + j] = v[i][k].v[j];
+      packed_row<T, Sem, kLength>(e, row, input, output, redo);
     }
   }
 }
@@ -1139,9 +1160,10 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint64_t vectors = pieces.count * length / kVec;
   const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
   const std::uint64_t first = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x;
-  if (length > kVec) {  // rows of two or four whole vectors
+  if (length > kVec) {  // rows of two, four (or, order-free, eight) whole vectors
     if (length == 2 * kVec) packed_whole_rows<T, Sem, 2>(input, pieces.count, first, threads, output, redo);
-    else packed_whole_rows<T, Sem, 4>(input, pieces.count, first, threads, output, redo);
+    else if (length == 4 * kVec) packed_whole_rows<T, Sem, 4>(input, pieces.count, first, threads, output, redo);
+    else if constexpr (packed_order_free_v<T, Sem>) packed_whole_rows<T, Sem, 8>(input, pieces.count, first, threads, output, redo);
     return;
   }
   for (std::uint64_t k = first; k < vectors; k += kIn * threads) {
@@ -1154,19 +1176,26 @@ __global__ void __launch_bounds__(kThreads)
       if (k + q * threads >= vectors) break;
       if (length == 2) packed_vector_rows<T, Sem, 2>(v[q], k + q * threads, input, output, redo);
       else if (length == 4) packed_vector_rows<T, Sem, 4>(v[q], k + q * threads, input, output, redo);
-      else if constexpr (kVec == 8) packed_vector_rows<T, Sem, 8>(v[q], k + q * threads, input, output, redo);
+      else if constexpr (kVec >= 8) packed_vector_rows<T, Sem, 8>(v[q], k + q * threads, input, output, redo);
     }
   }
   // The rows after the last whole vector (fewer than kVec / length), a thread each.
   for (std::uint64_t r = vectors * kVec / length + first; r < pieces.count; r += threads) {
-    WindowSum w = window_identity();
+    if constexpr (window_sums_v<T, Sem>) {
+      WindowSum w = window_identity();
 #pragma unroll 1
-    for (unsigned j = 0; j < length; ++j) {
-      const T e = input[r * length + j];
-      window_add(w, e);
+      for (unsigned j = 0; j < length; ++j) {
+        const T e = input[r * length + j];
+        window_add(w, e);
+      }
+      if (window_is_exact<T>(w, length)) output[r] = Sem::finish_exact(w.s, length);
+      else packed_row_pairs<T, Sem>(input, r, length, output, redo);
+    } else {
+      typename Sem::Inner in = Sem::inner_identity();
+#pragma unroll 1
+      for (unsigned j = 0; j < length; ++j) in = Sem::inner_combine(in, Sem::lift(input[r * length + j], j));
+      store_piece<Sem>(output, r, Sem::absorb(Sem::identity(), in), length, redo);
     }
-    if (window_is_exact<T>(w, length)) output[r] = Sem::finish_exact(w.s, length);
-    else packed_row_pairs<T, Sem>(input, r, length, output, redo);
   }
 }
 

@@ -93,8 +93,8 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       const cudaError_t e = cudaGetLastError();
       if (e != cudaSuccess) return cuda_status(e, "launching reduceColumns");
     }
-    bool packed = false;  // exact sums of dense rows of 2, 4 or 8 elements: a thread per vector
-    if constexpr (window_sums_v<T, Sem>) {
+    bool packed = false;  // dense rows of 2, 4 or 8 elements, or of 2, 4 or 8 vectors: a thread per vector or row
+    if constexpr (window_sums_v<T, Sem> || packed_order_free_v<T, Sem>) {
       if (plan.row_groups && packed_rows_fit<T, Sem>(input, pieces)) {
         packed = true;
         std::uint64_t held = 0;

@@ -438,6 +438,24 @@ TEST(PackedRows, RowsOfFourHalvesTakeOneWarpAccessPer512Bytes) {
   EXPECT_LE(accesses, rows * cols * sizeof(half) / 512 + rows / 32 + 64);
 }
 
+// The max of rows of 4 halves takes the packed reads too (a vector of two rows per thread), not
+// reduceRowGroups' 8-byte load per row and lane: one warp access per 512 input bytes, plus the stores.
+TEST(PackedRows, MaxOfRowsOfFourHalvesTakesOneWarpAccessPer512Bytes) {
+  const std::uint64_t rows = 16384, cols = 4;
+  const Matrix m{rows, cols, 0};
+  const auto x = random_input<half>(rows * cols, 19);
+  rl::analysis::Counts counts;
+  std::vector<half> got;
+  {
+    rl::analysis::Recorder recorder(detail::kThreads);
+    got = detail::simt_reduce_axis(x.data(), m, 1, op::max{});
+    counts = recorder.counts();
+  }
+  expect_same(got, expected_axis(x, m, 1, op::max{}), "half max, 4 columns");
+  const std::uint64_t accesses = counts.outside.global_accesses + counts.totals.global_accesses;
+  EXPECT_LE(accesses, rows * cols * sizeof(half) / 512 + rows / 32 + 64);
+}
+
 // Short rows read coalesced: rows of 4 and 256 floats, packed, a few lanes each: every warp load
 // covers 512 contiguous bytes (32 rows of 4, half a row of 256), so the sectors moved are the
 // input's bytes / 32 and the warp accesses one per 512 bytes, plus the results' stores (one per

@@ -143,6 +143,40 @@ TEST(SegmentsGpu, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs)
   expect_special_columns_on_gpu<bfloat16>();
 }
 
+// Dense short rows that reducePackedRows takes for every order-free operation (rows of 2, 4 or 8
+// elements inside a vector; two, four or eight whole vectors a row), and for exact sums: the
+// CPU backend's bits at every grid, on and off a 16-byte boundary (row groups then). The SIMT
+// twin is SegmentsSimt.PackedShortRowsHaveTheCpuBits.
+TYPED_TEST(SegmentsGpu, PackedShortRowsHaveTheCpuBits) {
+  REQUIRE_GPU();
+  using T = TypeParam;
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    using R = result_t<T, Op>;
+    for (const std::uint64_t cols : {2, 4, 8, 16, 32, 64, 128}) {
+      const Matrix m{301, cols, 0};
+      const auto x = input_for<T, Op>(m.rows * cols, 93 + cols);
+      std::vector<R> want(m.rows);
+      ASSERT_TRUE(cpu::reduce_axis(x.data(), m, 1, op, want.data()).ok());
+      for (unsigned offset : {0u, 1u}) {
+        DeviceBuffer<T> d(x.data(), x.size(), offset);
+        for (unsigned grid : {0u, 1u, 7u}) {
+          const auto init = poison<R>(m.rows);
+          DeviceBuffer<R> out(init.data(), m.rows);
+          Options o;
+          o.grid = grid;
+          const Status st = reduce_axis(d.data, m, 1, op, out.data, nullptr, o);
+          ASSERT_TRUE(st.ok()) << st.message();
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          expect_same(out.read(m.rows), want,
+                      type_name<T>() + " 301x" + std::to_string(cols) + " grid " + std::to_string(grid) + " offset " +
+                          std::to_string(offset));
+        }
+      }
+    }
+  });
+}
+
 TYPED_TEST(SegmentsGpu, SegmentsHaveTheCpuBits) {
   REQUIRE_GPU();
   using T = TypeParam;

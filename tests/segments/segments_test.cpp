@@ -296,6 +296,39 @@ TYPED_TEST(SegmentsSimt, RowsOfOneWordHaveTheCpuBits) {
   expect_simt_axis_has_cpu_bits<T>(ms, 1, 2, 43);
 }
 
+// Dense rows of 2, 4 or 8 elements that divide a 16-byte vector, or of two, four or eight whole
+// vectors, are read a vector (or a row) per thread for every order-free operation too (reducePackedRows):
+// 301 rows leave a tail after the last whole vector; NaNs of both signs, infinities, signed zeros
+// and ties planted in some rows; grids 0, 1 and 3, and misaligned by one element (row groups).
+TYPED_TEST(SegmentsSimt, PackedShortRowsHaveTheCpuBits) {
+  using T = TypeParam;
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    for (const std::uint64_t cols : {2, 4, 8, 16, 32, 64}) {
+      const Matrix m{301, cols, 0};
+      auto x = input_for<T, Op>(m.rows * cols, 91 + cols);
+      if constexpr (!std::is_integral_v<T> && !std::is_same_v<Op, op::prod>) {
+        for (std::uint64_t r = 0; r < m.rows; r += 7) {
+          T* e = x.data() + r * cols;
+          switch (r % 5) {
+            case 0: e[cols - 1] = from_double<T>(std::nan("")); break;
+            case 1: e[0] = from_double<T>(-std::nan("")); break;
+            case 2: e[0] = from_double<T>(INFINITY), e[1] = from_double<T>(-INFINITY); break;
+            case 3: for (std::uint64_t j = 0; j < cols; ++j) e[j] = from_double<T>(j % 2 ? 0.0 : -0.0); break;
+            default: for (std::uint64_t j = 0; j < cols; ++j) e[j] = e[0]; break;  // ties
+          }
+        }
+      }
+      const auto want = expected_axis(x, m, 1, op);
+      for (unsigned off : {0u, 1u})
+        for (unsigned grid : {0u, 1u, 3u})
+          expect_same(detail::simt_reduce_axis(x.data(), m, 1, op, grid, off), want,
+                      type_name<T>() + " 301x" + std::to_string(cols) + " offset " + std::to_string(off) + " grid " +
+                          std::to_string(grid));
+    }
+  });
+}
+
 TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsForSegments) {
   using T = TypeParam;
   for_each_op([&](auto op) {
