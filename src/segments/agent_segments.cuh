@@ -720,6 +720,24 @@ inline unsigned row_group_lanes(std::uint64_t length) {
   return lanes;
 }
 
+// Lanes per row for the order-free operations that are not exact sums (integer sums, min, max,
+// argmin, argmax: a cheap fold per element, one shuffle step per level of a row's tree). From 16
+// vectors a lane takes at least two, and rows of 8-byte elements have at most 16 lanes. Against
+// row_group_lanes on an H200 (bench/rows_probe, cold): rows of 64 int32 or floats (16 vectors)
+// with 8 lanes, int32 sum 339.7 -> 286.0 us and float max 319.3 -> 278.7 (int32 max 271.5 ->
+// 272.8); rows of 256 doubles (128 vectors) with 16 lanes, max 352.6 -> 330.0. Rows of 64 vectors
+// kept their 16 lanes (8: int32 and float max 2-3 % slower) and of 32 vectors their 8 (half max
+// of 256, double max of 64).
+template <class T>
+inline unsigned free_row_lanes(std::uint64_t length) {
+  const std::uint64_t vectors = (length + Shape<T>::kVec - 1) / Shape<T>::kVec;
+  const std::uint64_t most = vectors >= 32 ? vectors / 4 : vectors >= 16 ? vectors / 2 : vectors;
+  const unsigned cap = sizeof(T) == 8 ? 16u : 32u;
+  unsigned lanes = 1;
+  while (lanes < cap && lanes < most) lanes *= 2;
+  return lanes;
+}
+
 // Whether reduceRowGroups takes this call: an order-free operation over contiguous matrix
 // pieces of at most 8 KiB, and exact float, half and bfloat16 sums over rows of at most 8192
 // elements (the window sums rows of 32 KiB floats or 16 KiB halves faster here than a block per
@@ -1309,7 +1327,7 @@ inline PiecePlan plan_pieces(Pieces* p) {
       plan.fixed.threads = true;
     } else if (row_groups_fit<T, Sem>(*p)) {
       plan.row_groups = true;
-      plan.lanes = row_group_lanes<T>(p->length);
+      plan.lanes = packed_order_free_v<T, Sem> ? free_row_lanes<T>(p->length) : row_group_lanes<T>(p->length);
       // Exact double sums of rows longer than the cut takes (cut_rows): each level of a row's
       // shuffle tree merges pairs (four TwoSums a lane), so fewer lanes per row, each folding more
       // elements, do less work: a lane takes at least 16 vectors, or the row has 4 lanes

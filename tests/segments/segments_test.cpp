@@ -329,6 +329,16 @@ TYPED_TEST(SegmentsSimt, PackedShortRowsHaveTheCpuBits) {
   });
 }
 
+// Rows of 16 to 128 vectors of the order-free operations that are not exact sums take fewer lanes
+// than the exact sums (free_row_lanes: at least two vectors a lane from 16, at most 16 lanes for
+// 8-byte elements): whole and partial last vectors, two grids, on and off a 16-byte boundary.
+TYPED_TEST(SegmentsSimt, RowGroupsOfFreeOperationsHaveTheCpuBits) {
+  using T = TypeParam;
+  constexpr std::uint64_t kVec = detail::Shape<T>::kVec;
+  const std::vector<Matrix> ms{{67, 16 * kVec, 0}, {67, 24 * kVec + 3, 0}, {33, 64 * kVec, 0}, {21, 128 * kVec - 1, 0}};
+  expect_simt_axis_has_cpu_bits<T>(ms, 1, 1, 53);
+}
+
 TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsForSegments) {
   using T = TypeParam;
   for_each_op([&](auto op) {
