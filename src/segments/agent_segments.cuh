@@ -700,7 +700,8 @@ namespace reducelab::detail {
 // lanes idle and one small load per warp in flight: 2^24 rows of 16 floats reached 6% of the
 // read ceiling on an H200. For order-free operations (exact sums included) the lanes split
 // instead: `lanes` lanes per row (a power of two: enough 16-byte vectors to cover a row of fewer
-// than 32 vectors, a quarter of the row's vectors from 32 on, at most 32; row_group_lanes),
+// than 32 vectors, a quarter of the row's vectors from 32 on, at most 32; row_group_lanes, and
+// free_row_lanes for the operations that are not exact sums),
 // 32 / lanes neighbouring rows per warp, each lane one 16-byte vector of each of kRowUnroll rows
 // at a time, in flight together. Packed rows make every warp load contiguous spans. The lanes of
 // a row fold with shuffles; its first lane writes the result.
