@@ -46,6 +46,29 @@ std::vector<R> poison(std::size_t n) {
   return p;
 }
 
+// reduce_axis on the device against the CPU backend, at grids 0, 1 and 7, the input on and one
+// element off a 256-byte boundary.
+template <class T, class Op>
+void expect_gpu_axis_has_cpu_bits(const std::vector<T>& x, Matrix m, int axis, Op op, const std::string& what) {
+  using R = result_t<T, Op>;
+  const std::size_t count = axis == 1 ? m.rows : m.cols;
+  std::vector<R> want(count);
+  ASSERT_TRUE(cpu::reduce_axis(x.data(), m, axis, op, want.data()).ok());
+  for (unsigned offset : {0u, 1u}) {
+    DeviceBuffer<T> d(x.data(), x.size(), offset);
+    for (unsigned grid : {0u, 1u, 7u}) {
+      const auto init = poison<R>(count);
+      DeviceBuffer<R> out(init.data(), count);
+      Options o;
+      o.grid = grid;
+      const Status st = reduce_axis(d.data, m, axis, op, out.data, nullptr, o);
+      ASSERT_TRUE(st.ok()) << st.message();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      expect_same(out.read(count), want, what + " grid " + std::to_string(grid) + " offset " + std::to_string(offset));
+    }
+  }
+}
+
 // reduce_segments on the device data for the default grid and a forced one, against `want`.
 template <class T, class Op>
 void expect_gpu_segments(const T* x, const std::int64_t* begin, const std::int64_t* end, Op op,
@@ -74,30 +97,13 @@ TYPED_TEST(SegmentsGpu, AxesHaveTheCpuBitsForEveryGridAndAlignment) {
                                {1, 1000003, 0}, {1000003, 1, 0}, {3, 5 * detail::Shape<T>::kTile + 3, 0}};
   for_each_op([&](auto op) {
     using Op = decltype(op);
-    using R = result_t<T, Op>;
     for (const Matrix m : ms) {
       const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
       const auto x = input_for<T, Op>(m.rows * pitch, 21 + m.rows);
-      for (int axis : {0, 1}) {
-        const std::size_t count = axis == 1 ? m.rows : m.cols;
-        std::vector<R> want(count);
-        ASSERT_TRUE(cpu::reduce_axis(x.data(), m, axis, op, want.data()).ok());
-        for (unsigned offset : {0u, 1u}) {
-          DeviceBuffer<T> d(x.data(), x.size(), offset);
-          for (unsigned grid : {0u, 1u, 7u}) {
-            const auto init = poison<R>(count);
-            DeviceBuffer<R> out(init.data(), count);
-            Options o;
-            o.grid = grid;
-            const Status st = reduce_axis(d.data, m, axis, op, out.data, nullptr, o);
-            ASSERT_TRUE(st.ok()) << st.message();
-            ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-            expect_same(out.read(count), want,
-                        type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + " axis " +
-                            std::to_string(axis) + " grid " + std::to_string(grid) + " offset " + std::to_string(offset));
-          }
-        }
-      }
+      for (int axis : {0, 1})
+        expect_gpu_axis_has_cpu_bits(x, m, axis, op,
+                                     type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
+                                         " axis " + std::to_string(axis));
     }
   });
 }
@@ -112,24 +118,8 @@ void expect_special_columns_on_gpu() {
   for (const Matrix m : ms) {
     const auto x = special_columns<T>(m, 11 + m.cols);
     auto check = [&](auto op, const char* name) {
-      using R = result_t<T, decltype(op)>;
-      std::vector<R> want(m.cols);
-      ASSERT_TRUE(cpu::reduce_axis(x.data(), m, 0, op, want.data()).ok());
-      for (unsigned offset : {0u, 1u}) {
-        DeviceBuffer<T> d(x.data(), x.size(), offset);
-        for (unsigned grid : {0u, 1u, 7u}) {
-          const auto init = poison<R>(m.cols);
-          DeviceBuffer<R> out(init.data(), m.cols);
-          Options o;
-          o.grid = grid;
-          const Status st = reduce_axis(d.data, m, 0, op, out.data, nullptr, o);
-          ASSERT_TRUE(st.ok()) << st.message();
-          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          expect_same(out.read(m.cols), want,
-                      type_name<T>() + " " + name + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
-                          " grid " + std::to_string(grid) + " offset " + std::to_string(offset));
-        }
-      }
+      expect_gpu_axis_has_cpu_bits(x, m, 0, op,
+                                   type_name<T>() + " " + name + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols));
     };
     check(op::max{}, "max");
     check(op::min{}, "min");
@@ -152,27 +142,10 @@ TYPED_TEST(SegmentsGpu, PackedShortRowsHaveTheCpuBits) {
   using T = TypeParam;
   for_each_op([&](auto op) {
     using Op = decltype(op);
-    using R = result_t<T, Op>;
     for (const std::uint64_t cols : {2, 4, 8, 16, 32, 64, 128}) {
       const Matrix m{301, cols, 0};
-      const auto x = input_for<T, Op>(m.rows * cols, 93 + cols);
-      std::vector<R> want(m.rows);
-      ASSERT_TRUE(cpu::reduce_axis(x.data(), m, 1, op, want.data()).ok());
-      for (unsigned offset : {0u, 1u}) {
-        DeviceBuffer<T> d(x.data(), x.size(), offset);
-        for (unsigned grid : {0u, 1u, 7u}) {
-          const auto init = poison<R>(m.rows);
-          DeviceBuffer<R> out(init.data(), m.rows);
-          Options o;
-          o.grid = grid;
-          const Status st = reduce_axis(d.data, m, 1, op, out.data, nullptr, o);
-          ASSERT_TRUE(st.ok()) << st.message();
-          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          expect_same(out.read(m.rows), want,
-                      type_name<T>() + " 301x" + std::to_string(cols) + " grid " + std::to_string(grid) + " offset " +
-                          std::to_string(offset));
-        }
-      }
+      expect_gpu_axis_has_cpu_bits(input_for<T, Op>(m.rows * cols, 93 + cols), m, 1, op,
+                                   type_name<T>() + " 301x" + std::to_string(cols));
     }
   });
 }
