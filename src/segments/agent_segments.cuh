@@ -1085,9 +1085,12 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
 // and an 8-byte load each (half max of 2^26 x 4 on an H200: 430 us, 28 % of the read ceiling).
 template <class T, class Sem>
 inline constexpr bool packed_order_free_v = Sem::order_free && !is_exact_pieces<Sem>::value;
+// What reducePackedRows is compiled for: the launchers instantiate it for these alone.
+template <class T, class Sem>
+inline constexpr bool packed_rows_v = window_sums_v<T, Sem> || packed_order_free_v<T, Sem>;
 template <class T, class Sem>
 inline bool packed_rows_fit(const void* input, const Pieces& p) {
-  if constexpr (window_sums_v<T, Sem> || packed_order_free_v<T, Sem>) {
+  if constexpr (packed_rows_v<T, Sem>) {
     constexpr unsigned kVec = Shape<T>::kVec;
     // Rows of one whole vector stay in reduceRowGroups, which reads them the same way (a lane and a
     // vector each): for float sums it measured 1 % faster (2^26 x 4, H100: 450 against 454 us).

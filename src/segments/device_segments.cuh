@@ -94,7 +94,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       if (e != cudaSuccess) return cuda_status(e, "launching reduceColumns");
     }
     bool packed = false;  // dense rows of 2, 4 or 8 elements, or of 2, 4 or 8 vectors: a thread per vector or row
-    if constexpr (window_sums_v<T, Sem> || packed_order_free_v<T, Sem>) {
+    if constexpr (packed_rows_v<T, Sem>) {
       if (plan.row_groups && packed_rows_fit<T, Sem>(input, pieces)) {
         packed = true;
         std::uint64_t held = 0;

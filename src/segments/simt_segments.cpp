@@ -97,7 +97,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
                  static_cast<unsigned*>(tickets.get()), out, redo);
     }
     bool packed = false;  // as on the GPU (device_segments.cuh)
-    if constexpr (window_sums_v<T, Sem> || packed_order_free_v<T, Sem>) {
+    if constexpr (packed_rows_v<T, Sem>) {
       if (plan.row_groups && packed_rows_fit<T, Sem>(in, pieces)) {
         packed = true;
         const std::uint64_t vectors = pieces.count * pieces.length / Shape<T>::kVec;

@@ -331,7 +331,7 @@ TYPED_TEST(SegmentsSimt, PackedShortRowsHaveTheCpuBits) {
 
 // Rows of 16 to 128 vectors of the order-free operations that are not exact sums take fewer lanes
 // than the exact sums (free_row_lanes: at least two vectors a lane from 16, at most 16 lanes for
-// 8-byte elements): whole and partial last vectors, two grids, on and off a 16-byte boundary.
+// 8-byte elements): whole and partial last vectors, the default grid, on and off a 16-byte boundary.
 TYPED_TEST(SegmentsSimt, RowGroupsOfFreeOperationsHaveTheCpuBits) {
   using T = TypeParam;
   constexpr std::uint64_t kVec = detail::Shape<T>::kVec;
