@@ -11,11 +11,12 @@
 // the group's elements as one contiguous range: rounds of 32 lanes x kGroupVectors 16-byte
 // vectors, each lane four neighbouring vectors, all loads of a round issued before the first
 // use and the next round's issued before this one is folded. Each lane folds its elements run
-// by run (a run: the lane's elements of one segment), and writes the segments that begin and
-// end inside it; a segmented scan over the lanes (restart
-// where a lane's last run begins inside it) joins the runs that cross lanes, and its last lane
-// carries the open segment into the next round. Any order gives these operations' bits, so a
-// segment gets what reducelab::reduce gives for it alone.
+// by run (a run: the lane's elements of one segment; when the group's segments average less than
+// half a lane's elements, all runs in one pass over the elements), and writes the segments that
+// begin and end inside it; a segmented scan over the lanes (restart where a lane's last run
+// begins inside it) joins the runs that cross lanes, and its last lane carries the open segment
+// into the next round. Any order gives these operations' bits, so a segment gets what
+// reducelab::reduce gives for it alone.
 //
 // Exact sums of float, half and bfloat16 fold a run in plain double while its exponents vouch for
 // it (the window of exact_pair.cuh: up to 16 floats or 32 halves); a lane with a run the window
@@ -27,9 +28,12 @@
 // scan cost more than they save: docs/performance.md), are left to reduceSegmentWarps, launched
 // next, which reads each group's offsets again and takes its segments one at a time
 // (warp_fold_free, four 16-byte loads in flight per lane) with few registers, so many warps.
+// With few segments (groups of one or two) reduceSegmentWarps runs alone, a warp per segment in
+// blocks the GPU starts as others end (segment_warps_shape).
 // Segments longer than a tile are left to reduceLongPieces (a block each) and count as empty
 // here: the warp that reads their offsets lists them (LongList), so that kernel need not read
 // every segment's offsets again.
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -110,25 +114,73 @@ __device__ __forceinline__ void load_group_offsets(rl::gmem<const std::int64_t> 
   if (lane < group && p < count) *b = begin[p], *e = end[p];
 }
 
-// Launch with kThreads threads and any grid, after reduceSegmentGroups (launch_kernel: it may
-// start while that kernel runs): warp k of the grid takes groups k, k + (warps in the grid), ...
-// of `group` segments and reduces, a segment at a time with the whole warp, those of the groups
-// reduceSegmentGroups leaves (not one contiguous range, or long segments on average). Few
-// registers, so many warps, as these segments want.
+// Threads a block of reduceSegmentWarps has when it takes a group per warp (segment_warps_shape).
+inline constexpr unsigned kSegmentWarpThreads = 64;
+
+// How reduceSegmentWarps is launched over `count` segments. With groups of one or two segments
+// (segment_group_size: few segments, so mostly long ones) it runs alone, a segment a group, without
+// reduceSegmentGroups (whose warps would each read one segment's offsets with one lane, a
+// dependent load at a time, before this kernel could start), a warp per group in blocks of two
+// warps, which the GPU starts as others end, so that segments of uneven lengths (1 to 4096
+// elements, say) do not leave a tail of warps that drew more than their share. Otherwise it
+// follows reduceSegmentGroups in the `held` blocks of kThreads the GPU holds at once, each warp
+// looping over groups. A forced grid (tests) keeps the second way.
+struct SegmentWarpsShape {
+  unsigned group = 1;  // segments a group
+  std::uint64_t groups = 0;
+  unsigned grid = 1, threads = kThreads;
+  bool alone = false;  // no reduceSegmentGroups before it
+};
+// `group`: segment_group_size's (or a test's); groups of two count as few segments too.
+inline SegmentWarpsShape segment_warps_shape(std::uint64_t count, unsigned group, std::uint64_t held, unsigned forced) {
+  SegmentWarpsShape s;
+  s.alone = group <= 2 && forced == 0;
+  s.group = s.alone ? 1 : group;
+  s.groups = (count + s.group - 1) / s.group;
+  const std::uint64_t groups = s.groups;
+  if (s.alone) {
+    constexpr unsigned per_block = kSegmentWarpThreads / 32;
+    s.threads = kSegmentWarpThreads;
+    s.grid = static_cast<unsigned>(std::min<std::uint64_t>((groups + per_block - 1) / per_block, 1u << 30));
+  } else {
+    const std::uint64_t g = forced != 0 ? forced : held;
+    s.grid = static_cast<unsigned>(std::clamp<std::uint64_t>(g, 1, std::min<std::uint64_t>((groups + kWarps - 1) / kWarps, 1u << 30)));
+  }
+  return s;
+}
+
+// Launch with kThreads or fewer threads (a multiple of 32) and any grid (launch_kernel: it may
+// start while the kernel before it runs): warp k of the grid takes groups k, k + (warps in the
+// grid), ... of `group` segments and reduces, a segment at a time with the whole warp, those of
+// the groups reduceSegmentGroups, launched just before it, leaves (not one contiguous range, or
+// long segments on average), or with `alone` every segment of up to a tile, writing the empty
+// ones and listing the longer ones as reduceSegmentGroups would. Few registers, so many warps,
+// as these segments want.
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceSegmentWarps(rl::gmem<const T> input, std::uint64_t count, unsigned group,
                        rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,
-                       rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
-  const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
+                       rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo, LongList longs,
+                       bool alone) {
+  // Alone, it follows whatever wrote the input: it waits for that before it reads.
+  if (alone) wait_for_producer();
+  const unsigned per_block = blockDim.x / 32;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * per_block;
   const std::uint64_t groups = (count + group - 1) / group;
-  for (std::uint64_t g = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32; g < groups; g += warps) {
+  for (std::uint64_t g = std::uint64_t(blockIdx.x) * per_block + threadIdx.x / 32; g < groups; g += warps) {
     std::int64_t b = 0, e = 0;
     load_group_offsets(begin, end, count, group, g, &b, &e);
     const GroupOffsets o = group_offsets<T>(b, e);
-    if (o.rounds || o.total == 0) continue;  // the same for the whole warp
-    for (unsigned i = 0; i < group; ++i) {
+    if (!alone && (o.rounds || o.total == 0)) continue;  // the same for the whole warp
+    for (unsigned i = 0; i < group && g * group + i < count; ++i) {
       const std::uint64_t li = __shfl_sync(kFullMask, o.len, i), fi = __shfl_sync(kFullMask, o.first, i);
+      if (alone) {
+        const std::uint64_t length = __shfl_sync(kFullMask, o.length, i);
+        if (li == 0 && threadIdx.x % 32 == 0) {
+          if (length == 0) store_piece<Sem>(output, g * group + i, Sem::identity(), 0, redo);
+          else longs.add(g * group + i);  // longer than a tile: reduceLongPieces'
+        }
+      }
       if (li == 0) continue;
       const rl::gmem<const T> x = input + fi;
       const typename Sem::Acc v = warp_fold_free<T, Sem>(x, li);
@@ -136,8 +188,9 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   // Launched to overlap reduceSegmentGroups (whose groups and outputs are disjoint from these),
-  // it ends only after that kernel has: the launch after it reads the long list.
-  wait_for_producer();
+  // it ends only after that kernel has (the launch after it reads the long list): its last block
+  // waits for it, so that the blocks that end early make room for others.
+  if (!alone && blockIdx.x == gridDim.x - 1) wait_for_producer();
 }
 
 // Launch with kThreads threads and any grid; warp k of the grid takes groups k, k + (warps in the
@@ -177,6 +230,9 @@ __global__ void __launch_bounds__(kThreads)
     if (mine && o.length > Shape<T>::kTile) longs.add(p0 + lane);
     if (!o.rounds) continue;  // the same for the whole warp: reduceSegmentWarps takes the group
     const std::uint64_t off = o.off, total = o.total, base = o.base;
+    // Segments shorter than half a lane's elements on average: each lane folds its elements in
+    // one pass (below).
+    const bool stream = 2 * total < std::uint64_t(__popc(__ballot_sync(kFullMask, o.len > 0))) * kK;
     bounds[lane] = static_cast<unsigned>(off);  // lanes past the group hold `total`
     if (lane == 0) bounds[32] = static_cast<unsigned>(total);
     __syncwarp();
@@ -221,15 +277,59 @@ __global__ void __launch_bounds__(kThreads)
         for (unsigned step = 16; step > 0; step >>= 1)
           if (bounds[s0 + step] <= lo) s0 += step;
       }
-      // The lane's runs, folded in plain double windows (kPairs false) or with Sem's accumulator.
-      // A run is one segment's items in [lo, hi): each is one pass over the lane's kK elements
-      // with a predicate, so the elements stay in registers (static indices) whatever the lengths.
+      // The lane's runs (a run: one segment's items in [lo, hi)), folded in plain double windows or
+      // with Sem's accumulator (kPairs false), or as exact pairs (kPairs true, and double sums).
       auto fold_runs = [&](auto pairs) {
         constexpr bool kPairs = decltype(pairs)::value;
         LaneRuns<Acc> r;
         r.head = r.tail = Sem::identity();
         if (!has) return r;
-        // Items [a, b) of the segment that starts at seg_lo.
+        // Segments shorter than half a lane's elements on average (`stream`): one pass over the
+        // lane's elements, a run closing where its segment ends. Otherwise (and for exact pairs)
+        // run by run, below: a segment boundary in one lane at a different element than in the
+        // next costs the warp a pass through the closing code per element, so with a boundary or
+        // two a lane a pass per run costs less.
+        if constexpr (!kPairs && (kWindow || !is_exact_pieces<Sem>::value)) if (stream) {
+          unsigned s = s0, seg_lo = bounds[s0], seg_hi = bounds[s0 + 1];
+          bool first = true;
+          WindowSum w = window_identity();
+          typename Sem::Inner in = Sem::inner_identity();
+          auto close = [&]() -> Acc {
+            if constexpr (kWindow) {
+              if (!window_fits<T>(w, window_span<T>(kK))) {
+                r.exact = false;
+                return Sem::identity();
+              }
+              // Nothing to add only while the sum is -0 (only -0 elements); a +0 counts.
+              return bits_of_double(w.s) == 0x8000000000000000ull ? Sem::identity() : Acc{w.s, 0.0};
+            } else {
+              return Sem::absorb(Sem::identity(), in);
+            }
+          };
+#pragma unroll
+          for (unsigned j = 0; j < kK; ++j) {
+            const unsigned f = q + j - shift;  // wraps below `lo` before the first item
+            if (q + j < shift || f < lo || f >= hi) continue;
+            if (f == seg_hi) {  // segment s ended before this element
+              const Acc run = close();
+              if (first && seg_lo < lo) r.head = run, r.head_done = true, r.head_segment = s, r.head_length = seg_hi - seg_lo;
+              else if (r.exact) store_piece<Sem>(output, p0 + s, run, seg_hi - seg_lo, redo);
+              first = false;
+              do ++s;
+              while (bounds[s + 1] == f);  // past empty segments (and long ones, counted as empty)
+              seg_lo = f, seg_hi = bounds[s + 1];
+              w = window_identity();
+              in = Sem::inner_identity();
+            }
+            if constexpr (kWindow) window_add(w, v[j]);
+            else in = Sem::inner_combine(in, Sem::lift(v[j], f - seg_lo));
+          }
+          r.tail = close(), r.tail_segment = s, r.tail_lo = seg_lo, r.tail_hi = seg_hi;
+          r.restart = !(first && seg_lo < lo);
+          return r;
+        }
+        // Items [a, b) of the segment that starts at seg_lo, one predicated pass over the lane's
+        // elements (in registers, static indices), or for exact pairs one element at a time.
         auto fold_range = [&](unsigned a, unsigned b, unsigned seg_lo) -> Acc {
           if constexpr (kWindow) {
             if (!kPairs) {
@@ -249,8 +349,8 @@ __global__ void __launch_bounds__(kThreads)
           }
           typename Sem::Inner in = Sem::inner_identity();
           if constexpr (is_exact_pieces<Sem>::value) {
-            // Exact pairs (double sums, and runs no window vouched for): one element at a time,
-            // read again (from L1), so that the pairs' TwoSums do not size the kernel's registers.
+            // Exact pairs (double sums, and runs no window vouched for): read again (from L1),
+            // so that the pairs' TwoSums do not size the kernel's registers.
 #pragma unroll 1
             for (unsigned f = a; f < b; ++f) in = Sem::inner_combine(in, Sem::lift(x[f], 0));
           } else {

@@ -18,7 +18,8 @@
 //   reduceLongPieces   longer rows and segments: a block each.
 //   reduceSegmentGroups  segments of up to a tile: a warp per group of up to 32 neighbouring
 //                      short segments, read as one contiguous range (agent_segment_groups.cuh).
-//   reduceSegmentWarps the groups it leaves (longer or scattered segments): a warp per segment.
+//   reduceSegmentWarps the groups it leaves (longer or scattered segments): a warp per segment;
+//                      alone (a warp per segment, in small blocks) when there are few segments.
 //   reduceRedoPieces   exact sums only: the pieces whose pair lost part of the sum, with digits.
 // The fixed order (order-free operations take the first too, for matrix pieces of at most one
 // vector):

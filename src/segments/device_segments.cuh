@@ -140,19 +140,22 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     if (plan.segment_groups) {
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceSegmentGroups<T, Sem>>(device, sms, &held); !s) return s;
-      const unsigned group = segment_group_size(pieces.count, held * kWarps);
-      const std::uint64_t groups = (pieces.count + group - 1) / group;
-      const unsigned grid = pieces_grid(options, held, (groups + kWarps - 1) / kWarps);
-      reduceSegmentGroups<T, Sem><<<grid, kThreads, 0, stream>>>(input, pieces.count, group, begin, end, output, redo, longs);
-      if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching reduceSegmentGroups");
-      // The groups it leaves (not contiguous, or long segments on average), with the same groups.
       std::uint64_t warps_held = 0;
       if (Status s = blocks_held<reduceSegmentWarps<T, Sem>>(device, sms, &warps_held); !s) return s;
-      const unsigned warps_grid = pieces_grid(options, warps_held, (groups + kWarps - 1) / kWarps);
-      // It may start while reduceSegmentGroups still runs (programmatic dependent launch), and ends
-      // after it.
-      if (const cudaError_t e = launch_kernel(reduceSegmentWarps<T, Sem>, warps_grid, stream, input, pieces.count, group,
-                                              begin, end, output, redo);
+      const SegmentWarpsShape shape =
+          segment_warps_shape(pieces.count, segment_group_size(pieces.count, held * kWarps), warps_held, options.grid);
+      const unsigned group = shape.group;
+      if (!shape.alone) {
+        const unsigned grid = pieces_grid(options, held, (shape.groups + kWarps - 1) / kWarps);
+        reduceSegmentGroups<T, Sem><<<grid, kThreads, 0, stream>>>(input, pieces.count, group, begin, end, output, redo, longs);
+        if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching reduceSegmentGroups");
+      }
+      // The groups it leaves (not contiguous, or long segments on average), with the same groups,
+      // or alone every group. After reduceSegmentGroups, it may start while that kernel still runs
+      // (programmatic dependent launch), and ends after it.
+      if (const cudaError_t e = launch_kernel_sized(reduceSegmentWarps<T, Sem>, shape.grid, shape.threads, 1u, stream,
+                                                    input, pieces.count, group, begin, end, output, redo, longs,
+                                                    shape.alone);
           e != cudaSuccess)
         return cuda_status(e, "launching reduceSegmentWarps");
     }

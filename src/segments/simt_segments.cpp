@@ -127,13 +127,21 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   }
   if constexpr (Sem::order_free) {
     if (plan.segment_groups) {
-      // As on the GPU for a grid of a few blocks; simt_force_segment_group picks the group size.
-      const unsigned group = forced_group != 0 ? forced_group : segment_group_size(pieces.count, 4);
-      cfg.grid = grid_for(((pieces.count + group - 1) / group + kWarps - 1) / kWarps);
-      cfg.name = "reduceSegmentGroups";
-      rl::launch(reduceSegmentGroups<T, Sem>, cfg, in, pieces.count, group, bp, ep, out, redo, longs);
+      // As on the GPU for a grid of a few blocks (simt_force_segment_group picks the group size),
+      // unless reduceSegmentWarps runs alone (groups of one or two segments and no forced grid):
+      // then its grid is the GPU's.
+      const SegmentWarpsShape shape = segment_warps_shape(
+          pieces.count, forced_group != 0 ? forced_group : segment_group_size(pieces.count, 4), 4, grid);
+      const unsigned group = shape.group;
+      if (!shape.alone) {
+        cfg.grid = grid_for((shape.groups + kWarps - 1) / kWarps);
+        cfg.name = "reduceSegmentGroups";
+        rl::launch(reduceSegmentGroups<T, Sem>, cfg, in, pieces.count, group, bp, ep, out, redo, longs);
+      }
+      cfg.grid = dim3(shape.grid), cfg.block = dim3(shape.threads);
       cfg.name = "reduceSegmentWarps";
-      rl::launch(reduceSegmentWarps<T, Sem>, cfg, in, pieces.count, group, bp, ep, out, redo);
+      rl::launch(reduceSegmentWarps<T, Sem>, cfg, in, pieces.count, group, bp, ep, out, redo, longs, shape.alone);
+      cfg.block = dim3(kThreads);
     }
     if (plan.long_pieces) {
       cfg.grid = grid_for(pieces.count);

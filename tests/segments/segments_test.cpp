@@ -356,7 +356,8 @@ TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsForSegments) {
 // (32 lanes x 4 vectors), empty segments between them, segments of exactly one round and of
 // several, two longer than a tile (left to a block, through the list of long segments, and with
 // a list too short for them: every segment read again), for groups of 1, 4 and 32 segments and
-// inputs on and off a 16-byte boundary. Then one segment out of place: that group takes the
+// inputs on and off a 16-byte boundary (and groups of one with the grid a GPU would take: a warp
+// per group in reduceSegmentWarps). Then one segment out of place: that group takes the
 // segments one at a time.
 template <class T>
 std::vector<std::uint64_t> grouped_lengths() {
@@ -371,37 +372,48 @@ std::vector<std::uint64_t> grouped_lengths() {
   return lengths;
 }
 
+// Segments of 0 to 6 elements, a few longer ones among them: several segments end in each lane's
+// elements, which a lane then folds in one pass.
+std::vector<std::uint64_t> tiny_lengths() {
+  std::vector<std::uint64_t> lengths;
+  for (std::uint64_t i = 0; i < 700; ++i) lengths.push_back(i % 97 == 50 ? 40 + i % 13 : (i * 5 + i / 7) % 7);
+  return lengths;
+}
+
 TYPED_TEST(SegmentsSimt, GroupsOfSegmentsInOneRangeHaveTheCpuBits) {
   using T = TypeParam;
-  const auto lengths = grouped_lengths<T>();
-  std::vector<std::int64_t> b, e;
-  std::int64_t at = 0;
-  for (const auto len : lengths) b.push_back(at), at += static_cast<std::int64_t>(len), e.push_back(at);
-  const std::uint64_t n = static_cast<std::uint64_t>(at);
-  for_each_op([&](auto op) {
-    using Op = decltype(op);
-    const auto x = input_for<T, Op>(n, 23);
-    const auto want = expected_segments(x, b, e, op);
-    for (unsigned group : {1u, 4u, 32u}) {
-      const unsigned before = detail::simt_force_segment_group(group);
-      for (unsigned offset : {0u, 1u, 3u}) {
-        if (group != 32 && offset == 3) continue;
-        expect_same(detail::simt_reduce_segments(x.data(), n, b, e, op, 2, offset), want,
-                    type_name<T>() + " group " + std::to_string(group) + " offset " + std::to_string(offset));
+  for (const auto& lengths : {grouped_lengths<T>(), tiny_lengths()}) {
+    std::vector<std::int64_t> b, e;
+    std::int64_t at = 0;
+    for (const auto len : lengths) b.push_back(at), at += static_cast<std::int64_t>(len), e.push_back(at);
+    const std::uint64_t n = static_cast<std::uint64_t>(at);
+    for_each_op([&](auto op) {
+      using Op = decltype(op);
+      const auto x = input_for<T, Op>(n, 23);
+      const auto want = expected_segments(x, b, e, op);
+      for (unsigned group : {1u, 4u, 32u}) {
+        const unsigned before = detail::simt_force_segment_group(group);
+        for (unsigned offset : {0u, 1u, 3u}) {
+          if (group != 32 && offset == 3) continue;
+          expect_same(detail::simt_reduce_segments(x.data(), n, b, e, op, 2, offset), want,
+                      type_name<T>() + " group " + std::to_string(group) + " offset " + std::to_string(offset));
+        }
+        // Groups of one segment and no forced grid: reduceSegmentWarps takes a warp per group.
+        if (group == 1) expect_same(detail::simt_reduce_segments(x.data(), n, b, e, op, 0), want, type_name<T>() + " grid 0");
+        detail::simt_force_segment_group(before);
       }
+      const unsigned slots = detail::simt_limit_long_slots(1);
+      expect_same(detail::simt_reduce_segments(x.data(), n, b, e, op, 3), want, type_name<T>() + " long list overflows");
+      detail::simt_limit_long_slots(slots);
+      // Segment 9 moved one element on: its group no longer covers one range.
+      auto b2 = b, e2 = e;
+      b2[9] += 1, e2[9] += 1;
+      const auto want2 = expected_segments(x, b2, e2, op);
+      const unsigned before = detail::simt_force_segment_group(32);
+      expect_same(detail::simt_reduce_segments(x.data(), n, b2, e2, op, 2), want2, type_name<T>() + " out of place");
       detail::simt_force_segment_group(before);
-    }
-    const unsigned slots = detail::simt_limit_long_slots(1);
-    expect_same(detail::simt_reduce_segments(x.data(), n, b, e, op, 3), want, type_name<T>() + " long list overflows");
-    detail::simt_limit_long_slots(slots);
-    // Segment 9 moved one element on: its group no longer covers one range.
-    auto b2 = b, e2 = e;
-    b2[9] += 1, e2[9] += 1;
-    const auto want2 = expected_segments(x, b2, e2, op);
-    const unsigned before = detail::simt_force_segment_group(32);
-    expect_same(detail::simt_reduce_segments(x.data(), n, b2, e2, op, 2), want2, type_name<T>() + " out of place");
-    detail::simt_force_segment_group(before);
-  });
+    });
+  }
 }
 
 TEST(SegmentsSimt, SeveralChunksInOnePieceMatchTheCpu) {

@@ -95,7 +95,7 @@ Status cluster_limit(int device, unsigned* blocks) {
   return s;
 }
 
-// Launches `kernel` on `stream`; with cluster > 1 the grid (a multiple of it) is cut into
+// Launches `kernel` on `stream` with blocks of `threads` (kThreads unless named); with cluster > 1 the grid (a multiple of it) is cut into
 // clusters of that many blocks. With REDUCELAB_OVERLAP_LAUNCH (the default) the launch asks for
 // programmatic stream serialization: the kernel may start while the kernel before it in the
 // stream is still finishing, and waits (griddepcontrol.wait) before it reads anything.
@@ -103,11 +103,11 @@ Status cluster_limit(int device, unsigned* blocks) {
 #define REDUCELAB_OVERLAP_LAUNCH 1
 #endif
 template <class... Params, class... Args>
-cudaError_t launch_kernel_clustered(void (*kernel)(Params...), unsigned grid, unsigned cluster, stream_t stream,
-                                    Args... args) {
+cudaError_t launch_kernel_sized(void (*kernel)(Params...), unsigned grid, unsigned threads, unsigned cluster,
+                                stream_t stream, Args... args) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(grid);
-  config.blockDim = dim3(kThreads);
+  config.blockDim = dim3(threads);
   config.stream = stream;
   cudaLaunchAttribute attribute[2];
   unsigned count = 0;
@@ -120,6 +120,11 @@ cudaError_t launch_kernel_clustered(void (*kernel)(Params...), unsigned grid, un
   config.attrs = attribute;
   config.numAttrs = count;
   return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
+}
+template <class... Params, class... Args>
+cudaError_t launch_kernel_clustered(void (*kernel)(Params...), unsigned grid, unsigned cluster, stream_t stream,
+                                    Args... args) {
+  return launch_kernel_sized(kernel, grid, kThreads, cluster, stream, args...);
 }
 template <class... Params, class... Args>
 cudaError_t launch_kernel(void (*kernel)(Params...), unsigned grid, stream_t stream, Args... args) {
