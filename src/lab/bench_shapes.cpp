@@ -167,10 +167,10 @@ void measure(Device& device, const Layout& l, int axis, Dtype elem, OpKind opk, 
                                   : reducelab::cpu::reduce_segments(host.data(), pieces, l.begin.data(), l.end.data(),
                                                                     Op{}, want.data());
   if (!st) throw std::runtime_error("bench: the CPU reference failed: " + st.message());
-  std::vector<std::uint64_t> lengths(pieces);
-  for (std::uint64_t p = 0; p < pieces; ++p)
-    lengths[p] = l.matrix ? (axis == 1 ? l.cols : l.rows)
-                          : static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.end[p] - l.begin[p]));
+  auto length_of = [&](std::uint64_t p) {
+    return l.matrix ? (axis == 1 ? l.cols : l.rows)
+                    : static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.end[p] - l.begin[p]));
+  };
 
   Buffer out(device, std::max<std::size_t>(1, pieces * sizeof(R)));
   std::vector<R> got(pieces);
@@ -203,31 +203,19 @@ void measure(Device& device, const Layout& l, int axis, Dtype elem, OpKind opk, 
   rows.push_back(mine);
 
   // CUB: rows and segments (a column is not a range of offsets), the cases bench instantiates.
+  // d_begin/d_end are the segments' offsets, or for a matrix its rows' (run_shapes).
   if (!vendor_has(elem, opk) || (l.matrix && axis == 0)) return;
-  std::vector<std::int64_t> row_begin, row_end;
-  Buffer ob, oe;
-  const std::int64_t *cb = d_begin, *ce = d_end;
-  if (l.matrix) {
-    row_begin.resize(pieces), row_end.resize(pieces);
-    for (std::uint64_t r = 0; r < pieces; ++r)
-      row_begin[r] = static_cast<std::int64_t>(r * l.cols), row_end[r] = row_begin[r] + static_cast<std::int64_t>(l.cols);
-    ob = Buffer(device, pieces * sizeof(std::int64_t));
-    oe = Buffer(device, pieces * sizeof(std::int64_t));
-    device.upload(ob.get(), row_begin.data(), pieces * sizeof(std::int64_t));
-    device.upload(oe.get(), row_end.data(), pieces * sizeof(std::int64_t));
-    cb = static_cast<const std::int64_t*>(ob.get()), ce = static_cast<const std::int64_t*>(oe.get());
-  }
-  auto cub = make_cub_segmented_call(elem, opk, d_input, pieces, cb, ce, out.get(), device.stream());
+  auto cub = make_cub_segmented_call(elem, opk, d_input, pieces, d_begin, d_end, out.get(), device.stream());
   if (!cub) return;
   ShapeRow theirs = base("cub-segmented");
   poison();
   set_times(theirs, time_call(device, [&] { (*cub)(); }, repeats), ceiling);
   device.download(got.data(), out.get(), pieces * sizeof(R));
   for (std::uint64_t p = 0; p < pieces; ++p) {
-    if (lengths[p] == 0) continue;  // CUB writes its own initial value for an empty segment
+    if (length_of(p) == 0) continue;  // CUB writes its own initial value for an empty segment
     if constexpr (std::is_floating_point_v<R> && std::is_same_v<Op, reducelab::op::sum>) {
       // CUB sums floats in float, in its own order: within its rounding (inputs lie in [-1, 1)).
-      const double bound = 4.0 * (static_cast<double>(lengths[p]) + 1.0) * std::numeric_limits<float>::epsilon();
+      const double bound = 4.0 * (static_cast<double>(length_of(p)) + 1.0) * std::numeric_limits<float>::epsilon();
       if (!(std::fabs(static_cast<double>(got[p]) - static_cast<double>(want[p])) <= bound)) ++theirs.mismatches;
     } else if (std::memcmp(&got[p], &want[p], sizeof(R)) != 0) {
       ++theirs.mismatches;
@@ -257,12 +245,25 @@ ShapesReport run_shapes(const ShapeArgs& a) {
   device->flush_l2();
 
   std::vector<ShapeRow> rows;
+  // The offsets CUB's segmented reduce reads: the segments', or a matrix's rows' (built once for
+  // every dtype and op: 4 GiB for 2^28 rows).
   Buffer d_begin, d_end;
-  if (!layout.matrix) {
-    const std::size_t bytes = std::max<std::size_t>(1, layout.begin.size() * sizeof(std::int64_t));
+  {
+    std::vector<std::int64_t> row_begin, row_end;
+    const bool rows_for_cub = layout.matrix && std::find(layout.axes.begin(), layout.axes.end(), 1) != layout.axes.end();
+    if (rows_for_cub) {
+      row_begin.resize(layout.rows), row_end.resize(layout.rows);
+      for (std::uint64_t r = 0; r < layout.rows; ++r)
+        row_begin[r] = static_cast<std::int64_t>(r * layout.cols), row_end[r] = row_begin[r] + static_cast<std::int64_t>(layout.cols);
+    }
+    const auto& b = layout.matrix ? row_begin : layout.begin;
+    const auto& e = layout.matrix ? row_end : layout.end;
+    const std::size_t bytes = std::max<std::size_t>(1, b.size() * sizeof(std::int64_t));
     d_begin = Buffer(*device, bytes), d_end = Buffer(*device, bytes);
-    device->upload(d_begin.get(), layout.begin.data(), layout.begin.size() * sizeof(std::int64_t));
-    device->upload(d_end.get(), layout.end.data(), layout.end.size() * sizeof(std::int64_t));
+    if (!b.empty()) {
+      device->upload(d_begin.get(), b.data(), b.size() * sizeof(std::int64_t));
+      device->upload(d_end.get(), e.data(), e.size() * sizeof(std::int64_t));
+    }
   }
   for (Dtype e : elems) {
     core::with_dtype(e, [&]<class T>() {
