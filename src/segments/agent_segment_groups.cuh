@@ -121,30 +121,29 @@ inline constexpr unsigned kSegmentWarpThreads = 64;
 // (segment_group_size: few segments, so mostly long ones) it runs alone, a segment a group, without
 // reduceSegmentGroups (whose warps would each read one segment's offsets with one lane, a
 // dependent load at a time, before this kernel could start), a warp per group in blocks of two
-// warps, which the GPU starts as others end, so that segments of uneven lengths (1 to 4096
-// elements, say) do not leave a tail of warps that drew more than their share. Otherwise it
-// follows reduceSegmentGroups in the `held` blocks of kThreads the GPU holds at once, each warp
-// looping over groups. A forced grid (tests) keeps the second way.
+// warps (`grid` of them), which the GPU starts as others end, so that segments of uneven lengths
+// (1 to 4096 elements, say) do not leave a tail of warps that drew more than their share.
+// Otherwise it follows reduceSegmentGroups in blocks of kThreads, each warp looping over groups,
+// with a grid the launcher sizes as for that kernel (`blocks` at most). A forced grid (tests)
+// keeps the second way.
 struct SegmentWarpsShape {
   unsigned group = 1;  // segments a group
   std::uint64_t groups = 0;
-  unsigned grid = 1, threads = kThreads;
-  bool alone = false;  // no reduceSegmentGroups before it
+  std::uint64_t blocks = 1;  // blocks of kThreads that have a group for every warp
+  bool alone = false;        // no reduceSegmentGroups before it
+  unsigned grid = 0, threads = kThreads;  // alone
 };
 // `group`: segment_group_size's (or a test's); groups of two count as few segments too.
-inline SegmentWarpsShape segment_warps_shape(std::uint64_t count, unsigned group, std::uint64_t held, unsigned forced) {
+inline SegmentWarpsShape segment_warps_shape(std::uint64_t count, unsigned group, bool forced) {
   SegmentWarpsShape s;
-  s.alone = group <= 2 && forced == 0;
+  s.alone = group <= 2 && !forced;
   s.group = s.alone ? 1 : group;
   s.groups = (count + s.group - 1) / s.group;
-  const std::uint64_t groups = s.groups;
+  s.blocks = std::max<std::uint64_t>(1, (s.groups + kWarps - 1) / kWarps);
   if (s.alone) {
     constexpr unsigned per_block = kSegmentWarpThreads / 32;
     s.threads = kSegmentWarpThreads;
-    s.grid = static_cast<unsigned>(std::min<std::uint64_t>((groups + per_block - 1) / per_block, 1u << 30));
-  } else {
-    const std::uint64_t g = forced != 0 ? forced : held;
-    s.grid = static_cast<unsigned>(std::clamp<std::uint64_t>(g, 1, std::min<std::uint64_t>((groups + kWarps - 1) / kWarps, 1u << 30)));
+    s.grid = static_cast<unsigned>(std::clamp<std::uint64_t>((s.groups + per_block - 1) / per_block, 1, 1u << 30));
   }
   return s;
 }
@@ -284,6 +283,37 @@ __global__ void __launch_bounds__(kThreads)
         LaneRuns<Acc> r;
         r.head = r.tail = Sem::identity();
         if (!has) return r;
+        // A run's plain double sum, if its window vouches for it (else the lane's runs are folded
+        // again as pairs). Nothing to add only while the sum is -0 (only -0 elements); a +0 counts.
+        auto window_run = [&](const WindowSum& w) -> Acc {
+          if constexpr (kWindow) {
+            if (!window_fits<T>(w, window_span<T>(kK))) {
+              r.exact = false;
+              return Sem::identity();
+            }
+            return bits_of_double(w.s) == 0x8000000000000000ull ? Sem::identity() : Acc{w.s, 0.0};
+          } else {
+            return Sem::identity();  // not called
+          }
+        };
+        // A run that ends inside the lane: the head (when its segment began in an earlier lane or
+        // round, the scan adds what came before) or the whole segment.
+        auto ended = [&](const Acc& run, unsigned s, unsigned seg_lo, unsigned seg_hi, bool opened_before) {
+          if (opened_before) r.head = run, r.head_done = true, r.head_segment = s, r.head_length = seg_hi - seg_lo;
+          else if (r.exact) store_piece<Sem>(output, p0 + s, run, seg_hi - seg_lo, redo);
+        };
+        // The lane's last run: the scan joins it with what follows.
+        auto last = [&](const Acc& run, unsigned s, unsigned seg_lo, unsigned seg_hi, bool opened_before) {
+          r.tail = run, r.tail_segment = s, r.tail_lo = seg_lo, r.tail_hi = seg_hi;
+          r.restart = !opened_before;
+          return r;
+        };
+        // The segment after s that holds item f: past empty segments (and long ones, counted as empty).
+        auto next_segment = [&](unsigned s, unsigned f) {
+          do ++s;
+          while (bounds[s + 1] == f);
+          return s;
+        };
         // Segments shorter than half a lane's elements on average (`stream`): one pass over the
         // lane's elements, a run closing where its segment ends. Otherwise (and for exact pairs)
         // run by run, below: a segment boundary in one lane at a different element than in the
@@ -295,28 +325,17 @@ __global__ void __launch_bounds__(kThreads)
           WindowSum w = window_identity();
           typename Sem::Inner in = Sem::inner_identity();
           auto close = [&]() -> Acc {
-            if constexpr (kWindow) {
-              if (!window_fits<T>(w, window_span<T>(kK))) {
-                r.exact = false;
-                return Sem::identity();
-              }
-              // Nothing to add only while the sum is -0 (only -0 elements); a +0 counts.
-              return bits_of_double(w.s) == 0x8000000000000000ull ? Sem::identity() : Acc{w.s, 0.0};
-            } else {
-              return Sem::absorb(Sem::identity(), in);
-            }
+            if constexpr (kWindow) return window_run(w);
+            else return Sem::absorb(Sem::identity(), in);
           };
 #pragma unroll
           for (unsigned j = 0; j < kK; ++j) {
             const unsigned f = q + j - shift;  // wraps below `lo` before the first item
             if (q + j < shift || f < lo || f >= hi) continue;
             if (f == seg_hi) {  // segment s ended before this element
-              const Acc run = close();
-              if (first && seg_lo < lo) r.head = run, r.head_done = true, r.head_segment = s, r.head_length = seg_hi - seg_lo;
-              else if (r.exact) store_piece<Sem>(output, p0 + s, run, seg_hi - seg_lo, redo);
+              ended(close(), s, seg_lo, seg_hi, first && seg_lo < lo);
               first = false;
-              do ++s;
-              while (bounds[s + 1] == f);  // past empty segments (and long ones, counted as empty)
+              s = next_segment(s, f);
               seg_lo = f, seg_hi = bounds[s + 1];
               w = window_identity();
               in = Sem::inner_identity();
@@ -324,9 +343,7 @@ __global__ void __launch_bounds__(kThreads)
             if constexpr (kWindow) window_add(w, v[j]);
             else in = Sem::inner_combine(in, Sem::lift(v[j], f - seg_lo));
           }
-          r.tail = close(), r.tail_segment = s, r.tail_lo = seg_lo, r.tail_hi = seg_hi;
-          r.restart = !(first && seg_lo < lo);
-          return r;
+          return last(close(), s, seg_lo, seg_hi, first && seg_lo < lo);
         }
         // Items [a, b) of the segment that starts at seg_lo, one predicated pass over the lane's
         // elements (in registers, static indices), or for exact pairs one element at a time.
@@ -339,12 +356,7 @@ __global__ void __launch_bounds__(kThreads)
                 const unsigned f = q + j - shift;  // wraps below `a` before the first item
                 if (q + j >= shift && f >= a && f < b) window_add(w, v[j]);
               }
-              if (!window_fits<T>(w, window_span<T>(kK))) {
-                r.exact = false;
-                return Sem::identity();
-              }
-              // Nothing to add only while the sum is -0 (only -0 elements); a +0 counts.
-              return bits_of_double(w.s) == 0x8000000000000000ull ? Sem::identity() : Acc{w.s, 0.0};
+              return window_run(w);
             }
           }
           typename Sem::Inner in = Sem::inner_identity();
@@ -368,17 +380,11 @@ __global__ void __launch_bounds__(kThreads)
           const unsigned seg_lo = bounds[s], seg_hi = bounds[s + 1];
           const Acc run = fold_range(a, seg_hi < hi ? seg_hi : hi, seg_lo);
           const bool opened_before = first && seg_lo < lo;  // began in an earlier lane or round
-          if (seg_hi >= hi) {  // the last run: the scan joins it with what follows
-            r.tail = run, r.tail_segment = s, r.tail_lo = seg_lo, r.tail_hi = seg_hi;
-            r.restart = !opened_before;
-            return r;
-          }
-          if (opened_before) r.head = run, r.head_done = true, r.head_segment = s, r.head_length = seg_hi - seg_lo;
-          else if (r.exact) store_piece<Sem>(output, p0 + s, run, seg_hi - seg_lo, redo);
+          if (seg_hi >= hi) return last(run, s, seg_lo, seg_hi, opened_before);
+          ended(run, s, seg_lo, seg_hi, opened_before);
           first = false;
           a = seg_hi;
-          do ++s;
-          while (bounds[s + 1] == a);  // past empty segments (and long ones, counted as empty)
+          s = next_segment(s, a);
         }
       };
       LaneRuns<Acc> runs = fold_runs(std::false_type{});

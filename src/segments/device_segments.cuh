@@ -143,17 +143,18 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       std::uint64_t warps_held = 0;
       if (Status s = blocks_held<reduceSegmentWarps<T, Sem>>(device, sms, &warps_held); !s) return s;
       const SegmentWarpsShape shape =
-          segment_warps_shape(pieces.count, segment_group_size(pieces.count, held * kWarps), warps_held, options.grid);
+          segment_warps_shape(pieces.count, segment_group_size(pieces.count, held * kWarps), options.grid != 0);
       const unsigned group = shape.group;
       if (!shape.alone) {
-        const unsigned grid = pieces_grid(options, held, (shape.groups + kWarps - 1) / kWarps);
+        const unsigned grid = pieces_grid(options, held, shape.blocks);
         reduceSegmentGroups<T, Sem><<<grid, kThreads, 0, stream>>>(input, pieces.count, group, begin, end, output, redo, longs);
         if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching reduceSegmentGroups");
       }
       // The groups it leaves (not contiguous, or long segments on average), with the same groups,
       // or alone every group. After reduceSegmentGroups, it may start while that kernel still runs
       // (programmatic dependent launch), and ends after it.
-      if (const cudaError_t e = launch_kernel_sized(reduceSegmentWarps<T, Sem>, shape.grid, shape.threads, 1u, stream,
+      const unsigned warps_grid = shape.alone ? shape.grid : pieces_grid(options, warps_held, shape.blocks);
+      if (const cudaError_t e = launch_kernel_sized(reduceSegmentWarps<T, Sem>, warps_grid, shape.threads, 1u, stream,
                                                     input, pieces.count, group, begin, end, output, redo, longs,
                                                     shape.alone);
           e != cudaSuccess)

@@ -131,14 +131,14 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       // unless reduceSegmentWarps runs alone (groups of one or two segments and no forced grid):
       // then its grid is the GPU's.
       const SegmentWarpsShape shape = segment_warps_shape(
-          pieces.count, forced_group != 0 ? forced_group : segment_group_size(pieces.count, 4), 4, grid);
+          pieces.count, forced_group != 0 ? forced_group : segment_group_size(pieces.count, 4), grid != 0);
       const unsigned group = shape.group;
       if (!shape.alone) {
-        cfg.grid = grid_for((shape.groups + kWarps - 1) / kWarps);
+        cfg.grid = grid_for(shape.blocks);
         cfg.name = "reduceSegmentGroups";
         rl::launch(reduceSegmentGroups<T, Sem>, cfg, in, pieces.count, group, bp, ep, out, redo, longs);
       }
-      cfg.grid = dim3(shape.grid), cfg.block = dim3(shape.threads);
+      cfg.grid = shape.alone ? dim3(shape.grid) : grid_for(shape.blocks), cfg.block = dim3(shape.threads);
       cfg.name = "reduceSegmentWarps";
       rl::launch(reduceSegmentWarps<T, Sem>, cfg, in, pieces.count, group, bp, ep, out, redo, longs, shape.alone);
       cfg.block = dim3(kThreads);
