@@ -823,6 +823,20 @@ __device__ __forceinline__ Vec<T> load_part(rl::gmem<const T> row, std::uint64_t
   return v;
 }
 
+// Vector `at / kVec` of row r of a matrix whose rows are whole 16-byte vectors (`whole`: load 16
+// and a length that is a multiple of kVec), zeros past the last row: one load and nothing else.
+// reduceRowGroups reads such rows on a path of its own. Merged with load_part's other paths,
+// the machine code loaded each double (and each 16-bit) vector into one shared register and
+// moved it out at once, which waited for the load: one row's load in flight per lane, not
+// four. On an H200, 2^20 x 256 along rows: double max 661 -> 506 us, half max 236 -> 151, half
+// sum 242 -> 164 (docs/performance.md). cut_rows keeps load_part: there this path measured
+// 2-5 % slower.
+template <class T>
+__device__ __forceinline__ Vec<T> load_whole(rl::gmem<const T> input, const Pieces& p, std::uint64_t r,
+                                             std::uint64_t at) {
+  return r < p.count ? load_vec(input + r * p.step, at) : Vec<T>{};
+}
+
 // Exact double sums of rows of up to kRowCutElements: the lanes of a row hold all of it (kPer
 // vectors each, one load apiece; four loads a lane in flight, or one row's kPer), find the row's largest magnitude
 // with shuffles, cut every element on the grid it gives (double_cut, exact_sum.cuh) and sum the
@@ -923,6 +937,7 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
   const unsigned rows_per_warp = 32 / lanes;
   const std::uint64_t length = pieces.length;
   const std::uint64_t vectors = (length + kVec - 1) / kVec;
+  const bool whole = load == 16 && length % kVec == 0;  // load_whole
   const std::uint64_t rows_per_step = std::uint64_t(rows_per_warp) * kRowUnroll;
   const std::uint64_t warp = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
@@ -992,25 +1007,35 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
         WindowSum w[kRowUnroll];
 #pragma unroll
         for (unsigned u = 0; u < kRowUnroll; ++u) w[u] = window_identity();
-        for (std::uint64_t k = sub; k < vectors; k += lanes) {
-          const std::uint64_t at = k * kVec;
-          Vec<T> v[kRowUnroll];
-          load_rows(at, v);
-          if (at + kVec <= length) {
+        if (whole) {
+          for (std::uint64_t k = sub; k < vectors; k += lanes) {
+            Vec<T> v[kRowUnroll];
+#pragma unroll
+            for (unsigned u = 0; u < kRowUnroll; ++u) v[u] = load_whole(input, pieces, row[u], k * kVec);
 #pragma unroll
             for (unsigned u = 0; u < kRowUnroll; ++u) window_add_batch<kVec>(w[u], v[u].v);
-          } else if (load == 8) {  // the row is one word: its elements, no predicates
+          }
+        } else {
+          for (std::uint64_t k = sub; k < vectors; k += lanes) {
+            const std::uint64_t at = k * kVec;
+            Vec<T> v[kRowUnroll];
+            load_rows(at, v);
+            if (at + kVec <= length) {
 #pragma unroll
-            for (unsigned u = 0; u < kRowUnroll; ++u) window_add_batch<8 / sizeof(T)>(w[u], v[u].v);
-          } else if (load == 4) {
+              for (unsigned u = 0; u < kRowUnroll; ++u) window_add_batch<kVec>(w[u], v[u].v);
+            } else if (load == 8) {  // the row is one word: its elements, no predicates
 #pragma unroll
-            for (unsigned u = 0; u < kRowUnroll; ++u) window_add_batch<4 / sizeof(T)>(w[u], v[u].v);
-          } else {  // past the end: no +0 added (an all -0 row stays -0)
+              for (unsigned u = 0; u < kRowUnroll; ++u) window_add_batch<8 / sizeof(T)>(w[u], v[u].v);
+            } else if (load == 4) {
 #pragma unroll
-            for (unsigned u = 0; u < kRowUnroll; ++u)
+              for (unsigned u = 0; u < kRowUnroll; ++u) window_add_batch<4 / sizeof(T)>(w[u], v[u].v);
+            } else {  // past the end: no +0 added (an all -0 row stays -0)
 #pragma unroll
-              for (unsigned j = 0; j < kVec; ++j)
-                if (at + j < length) window_add(w[u], v[u].v[j]);
+              for (unsigned u = 0; u < kRowUnroll; ++u)
+#pragma unroll
+                for (unsigned j = 0; j < kVec; ++j)
+                  if (at + j < length) window_add(w[u], v[u].v[j]);
+            }
           }
         }
 #pragma unroll
@@ -1036,29 +1061,41 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
     Acc acc[kRowUnroll];
 #pragma unroll
     for (unsigned u = 0; u < kRowUnroll; ++u) acc[u] = Sem::identity();
-    for (std::uint64_t k = sub; k < vectors; k += lanes) {  // once, unless rows are longer than a warp's vectors
-      const std::uint64_t at = k * kVec;
-      Vec<T> v[kRowUnroll];
-      load_rows(at, v);
-      if (at + kVec <= length) {  // whole vectors (the same for every row)
+    if (whole) {
+      for (std::uint64_t k = sub; k < vectors; k += lanes) {
+        const std::uint64_t at = k * kVec;
+        Vec<T> v[kRowUnroll];
+#pragma unroll
+        for (unsigned u = 0; u < kRowUnroll; ++u) v[u] = load_whole(input, pieces, row[u], at);
 #pragma unroll
         for (unsigned u = 0; u < kRowUnroll; ++u)
           acc[u] = absorb_elements<Sem, kVec>(acc[u], v[u].v, [&](unsigned j) { return at + j; });
-      } else if (load == 8 || load == 4) {  // the row is one word: its elements, no predicates
+      }
+    } else {
+      for (std::uint64_t k = sub; k < vectors; k += lanes) {  // once, unless rows are longer than a warp's vectors
+        const std::uint64_t at = k * kVec;
+        Vec<T> v[kRowUnroll];
+        load_rows(at, v);
+        if (at + kVec <= length) {  // whole vectors (the same for every row)
 #pragma unroll
-        for (unsigned u = 0; u < kRowUnroll; ++u) {
-          typename Sem::Inner in = Sem::inner_identity();
-          for_word_elements<T>(load, [&](unsigned j) { in = Sem::inner_combine(in, Sem::lift(v[u].v[j], j)); });
-          acc[u] = Sem::absorb(acc[u], in);
-        }
-      } else {
+          for (unsigned u = 0; u < kRowUnroll; ++u)
+            acc[u] = absorb_elements<Sem, kVec>(acc[u], v[u].v, [&](unsigned j) { return at + j; });
+        } else if (load == 8 || load == 4) {  // the row is one word: its elements, no predicates
 #pragma unroll
-        for (unsigned u = 0; u < kRowUnroll; ++u) {
-          typename Sem::Inner in = Sem::inner_identity();
+          for (unsigned u = 0; u < kRowUnroll; ++u) {
+            typename Sem::Inner in = Sem::inner_identity();
+            for_word_elements<T>(load, [&](unsigned j) { in = Sem::inner_combine(in, Sem::lift(v[u].v[j], j)); });
+            acc[u] = Sem::absorb(acc[u], in);
+          }
+        } else {
 #pragma unroll
-          for (unsigned j = 0; j < kVec; ++j)
-            if (at + j < length) in = Sem::inner_combine(in, Sem::lift(v[u].v[j], at + j));
-          acc[u] = Sem::absorb(acc[u], in);
+          for (unsigned u = 0; u < kRowUnroll; ++u) {
+            typename Sem::Inner in = Sem::inner_identity();
+#pragma unroll
+            for (unsigned j = 0; j < kVec; ++j)
+              if (at + j < length) in = Sem::inner_combine(in, Sem::lift(v[u].v[j], at + j));
+            acc[u] = Sem::absorb(acc[u], in);
+          }
         }
       }
     }
