@@ -217,9 +217,28 @@ __global__ void __launch_bounds__(kThreads)
   }
   for (std::uint64_t u = u_begin; u < u_end; u += u_step) {
     const std::uint64_t first = u * kUnit + threadIdx.x;  // this thread's first vector of the unit
-    Vec<T> v[kLoads];
     bool has[kLoads];
     const bool whole = (u + 1) * kUnit <= vectors;  // the same in every thread of the block
+    if constexpr (requires(const std::uint32_t* w) { Sem::template absorb_words<4>(acc, w); }) {
+      // The min and max of 16-bit floats: the vectors stay 32-bit words, two keys each
+      // (Extremum::absorb_words), all loads issued before the first is used.
+      std::uint32_t w[kLoads][4];
+#pragma unroll
+      for (unsigned i = 0; i < kLoads; ++i) {
+        const std::uint64_t at = first + std::uint64_t(i) * kThreads;
+        has[i] = whole || at < vectors;
+        load_words(input, head + at * kVec, has[i], w[i]);
+      }
+      if (whole) {
+        acc = Sem::template absorb_words<kLoads * 4>(acc, &w[0][0]);
+      } else {
+#pragma unroll
+        for (unsigned i = 0; i < kLoads; ++i)
+          if (has[i]) acc = Sem::template absorb_words<4>(acc, w[i]);
+      }
+      continue;
+    }
+    Vec<T> v[kLoads];
 #pragma unroll
     for (unsigned i = 0; i < kLoads; ++i) {
       const std::uint64_t at = first + std::uint64_t(i) * kThreads;
@@ -227,10 +246,8 @@ __global__ void __launch_bounds__(kThreads)
       if (has[i]) v[i] = load_vec(input, head + at * kVec);
     }
     if constexpr (requires(const T* e) { Sem::template absorb_batch<kVec>(acc, e); }) {
-      // The min and max of 16-bit floats: two keys per 32-bit word (reduce_ops.cuh), the whole
-      // unit as one batch when every load was taken, else vector by vector. Exact float sums
-      // (exact_wide.cuh) pad a partial unit with a value that changes nothing (-0) and take it as
-      // one batch too: one copy of their code instead of one per vector.
+      // Exact float sums (exact_wide.cuh) pad a partial unit with a value that changes nothing
+      // (-0) and take it as one batch: one copy of their code instead of one per vector.
       if constexpr (requires { Sem::template padding<T>(); }) {
 #pragma unroll
         for (unsigned i = 0; i < kLoads; ++i)

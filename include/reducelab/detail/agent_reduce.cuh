@@ -38,6 +38,24 @@ __device__ __forceinline__ Vec<T> load_vec(rl::gmem<const T> input, std::uint64_
 #endif
 }
 
+// The 16-byte vector at element `at` (16-byte aligned) as four 32-bit words, or zeros when not
+// `live`: one load, straight into the words' registers (16-bit elements held as a Vec are split
+// into a register each after the load; see Extremum::absorb_words).
+template <class T>
+__device__ __forceinline__ void load_words(rl::gmem<const T> input, std::uint64_t at, bool live, std::uint32_t (&w)[4]) {
+#if RL_SIMT
+  w[0] = w[1] = w[2] = w[3] = 0;
+  if (live) {
+    const Vec<T> x = load_vec(input, at);
+    memcpy(w, &x, sizeof w);
+  }
+#else
+  int4 raw = make_int4(0, 0, 0, 0);
+  if (live) raw = __ldg(reinterpret_cast<const int4*>(input + at));
+  memcpy(w, &raw, sizeof w);
+#endif
+}
+
 // A value another block wrote during this launch: read past this SM's L1.
 template <class A>
 __device__ __forceinline__ A load_other_block(rl::gmem<A> p, std::uint64_t i) {

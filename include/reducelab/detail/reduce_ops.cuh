@@ -368,11 +368,22 @@ struct Extremum {
   template <unsigned N>
     requires(is_half_like<T> && N % 2 == 0)
   RL_HD_INLINE static Acc absorb_batch(Acc acc, const T* v) {
+    std::uint32_t w[N / 2];
+#pragma unroll
+    for (unsigned j = 0; j < N; j += 2) w[j / 2] = std::uint32_t(v[j].bits) | (std::uint32_t(v[j + 1].bits) << 16);
+    return absorb_words<N / 2>(acc, w);
+  }
+  // The same from W words as loaded (element 2j in the low half of word j). Kernels that load
+  // 16-bit elements for min and max pass the words on whole: split into elements first, each
+  // loaded vector was unpacked into eight registers by the instructions after the load, which
+  // waited for it, so a thread had one load in flight instead of its four or eight.
+  template <unsigned W>
+    requires is_half_like<T>
+  RL_HD_INLINE static Acc absorb_words(Acc acc, const std::uint32_t* w) {
     std::uint32_t most = 0x80008000u, least = 0x7fff7fffu;
 #pragma unroll
-    for (unsigned j = 0; j < N; j += 2) {
-      const std::uint32_t w = std::uint32_t(v[j].bits) | (std::uint32_t(v[j + 1].bits) << 16);
-      const std::uint32_t k = keys16x2(w);
+    for (unsigned j = 0; j < W; ++j) {
+      const std::uint32_t k = keys16x2(w[j]);
       most = extreme_s16x2<true>(most, k);
       least = extreme_s16x2<false>(least, k);
     }
