@@ -11,6 +11,8 @@
 //                      (16-bit floats' min, max, sums and means: two columns a lane, as words).
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
+//   reduceCutRows      exact double sums and means of rows of up to 256 elements: the row's
+//                      lanes hold all of it and cut it on one grid (double_cut, exact_sum.cuh).
 //   reducePackedRows   dense rows of 2, 4 or 8 elements (whole rows in each 16-byte vector): a
 //                      thread per vector, no shuffle; rows of two or four whole vectors (eight for
 //                      order-free operations): a thread per row. Exact float, half and bfloat16
@@ -39,8 +41,8 @@
 // Float, half and bfloat16 sums and means sum in plain double while a window of exponents vouches
 // for it (exact_pair.cuh), and fall back to exact pairs per row or per thread where it cannot.
 // Double rows of up to 256 elements are cut on a grid set by the row's largest element and summed
-// as two plain double sums (double_cut, exact_sum.cuh; cut_rows here), pairs where that leaves a
-// remainder.
+// as two plain double sums (double_cut, exact_sum.cuh; reduceCutRows here), pairs where that
+// leaves a remainder.
 //
 // Still slow: columns of floating-point products follow each column's fixed order, one element
 // per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
@@ -829,30 +831,69 @@ __device__ __forceinline__ Vec<T> load_part(rl::gmem<const T> row, std::uint64_t
 // the machine code loaded each double (and each 16-bit) vector into one shared register and
 // moved it out at once, which waited for the load: one row's load in flight per lane, not
 // four. On an H200, 2^20 x 256 along rows: double max 661 -> 506 us, half max 236 -> 151, half
-// sum 242 -> 164 (docs/performance.md). cut_rows keeps load_part: there this path measured
-// 2-5 % slower.
+// sum 242 -> 164 (docs/performance.md).
 template <class T>
 __device__ __forceinline__ Vec<T> load_whole(rl::gmem<const T> input, const Pieces& p, std::uint64_t r,
                                              std::uint64_t at) {
   return r < p.count ? load_vec(input + r * p.step, at) : Vec<T>{};
 }
 
-// Exact double sums of rows of up to kRowCutElements: the lanes of a row hold all of it (kPer
-// vectors each, one load apiece; four loads a lane in flight, or one row's kPer), find the row's largest magnitude
-// with shuffles, cut every element on the grid it gives (double_cut, exact_sum.cuh) and sum the
-// two parts in plain double, across the row's lanes too; the first lane writes s1 + s2 rounded
-// once. No TwoSum pair per element and none per shuffle. Returns the rows (bit u: row[u]) the cut
-// could not sum (zeros only, an infinity or NaN, exponents too far apart, the ends of the range):
-// the caller sums those with pairs.
+// One row r of an exact float, half, bfloat16 or double sum by its `lanes` lanes (sub: this
+// lane's place among them), four vectors in flight each, folded in pairs (RunningFold) and with
+// the row's shuffles; its first lane writes the result. Rows past the last take part in the
+// shuffles and write nothing. What reduceRowGroups and reduceCutRows use for the rows that their
+// plain sums cannot vouch for (and reduceRowGroups for rows longer than the window): one row's
+// registers at a time, in a loop that is not unrolled, keep this path from sizing the kernels.
+template <class T, class Sem>
+__device__ __forceinline__ void pair_row(rl::gmem<const T> input, const Pieces& pieces, unsigned lanes, unsigned sub,
+                                         unsigned load, std::uint64_t r, rl::gmem<typename Sem::Out> output,
+                                         rl::gmem<unsigned long long> redo) {
+  using Acc = typename Sem::Acc;
+  constexpr unsigned kVec = Shape<T>::kVec;
+  const std::uint64_t length = pieces.length;
+  const std::uint64_t vectors = (length + kVec - 1) / kVec;
+  const bool live = r < pieces.count;
+  const rl::gmem<const T> x = input + (live ? r : 0) * pieces.step;
+  RunningFold<T, Sem> run(length / lanes + kVec);  // the most one lane takes
+  auto take = [&](std::uint64_t k, const Vec<T>& v) {
+    const std::uint64_t at = k * kVec;
+    if (at + kVec <= length) {
+      run.template take<kVec>(v.v, [&](unsigned j) { return at + j; });
+    } else {
+#pragma unroll
+      for (unsigned j = 0; j < kVec; ++j)
+        if (at + j < length) run.take_one(v.v[j], at + j);
+    }
+  };
+  std::uint64_t k = sub;
+  for (; k + 3 * lanes < vectors; k += 4 * lanes) {
+    Vec<T> v[4];
+#pragma unroll
+    for (unsigned q = 0; q < 4; ++q) v[q] = live ? load_part(x, (k + q * lanes) * kVec, length, load) : Vec<T>{};
+#pragma unroll
+    for (unsigned q = 0; q < 4; ++q) take(k + q * lanes, v[q]);
+  }
+  for (; k < vectors; k += lanes) take(k, live ? load_part(x, k * kVec, length, load) : Vec<T>{});
+  Acc acc = run.result();
+  for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) acc = Sem::combine(acc, shuffle_down(acc, offset));
+  if (sub == 0 && live) store_piece<Sem>(output, r, acc, length, redo);
+}
+
+// ---- Exact double sums of short rows, cut on each row's grid ------------------------------------
+// Rows of up to kRowCutElements doubles (reduceCutRows): the lanes of a row hold all of it, find
+// its largest magnitude with shuffles, cut every element on the grid it gives (double_cut,
+// exact_sum.cuh) and sum the two parts in plain double, across the row's lanes too; the first
+// lane writes s1 + s2 rounded once. No TwoSum pair per element and none per shuffle. The rows the
+// cut cannot sum (zeros only, an infinity or NaN, exponents too far apart, the ends of the range)
+// go through pairs (pair_row).
 inline constexpr std::uint64_t kRowCutElements = 256;
 template <class T, class Sem>
 inline constexpr bool cut_rows_v = std::is_same_v<T, double> && is_exact_pieces<Sem>::value;
 
-// Lanes per row for cut_rows: no shuffle tree of pairs to shorten, only the row's largest
-// magnitude and two sums to shuffle, so as few lanes as hold the row at kCutPer vectors each: rows
-// of up to 16 doubles get a lane each and no shuffle at all. (H100, against four vectors a lane:
-// rows of 4 doubles 1088 -> 1048 us, of 16 1123 -> 1069, of 256 1127 -> 1072.)
-inline constexpr unsigned kCutPer = 8;
+// Lanes per row: as few as hold the row at kCutPer vectors each (rows of up to 8 doubles get a
+// lane each and no shuffle; rows of 256, all 32). Against eight vectors a lane, on an H200 (bench/
+// cut_probe.cu): rows of 16 doubles 655 -> 547 us (2^24 rows), of 256 equal (505 and 504).
+inline constexpr unsigned kCutPer = 4;
 inline unsigned cut_row_lanes(std::uint64_t length) {
   const std::uint64_t vectors = (length + 1) / 2;
   unsigned lanes = 1;
@@ -860,61 +901,124 @@ inline unsigned cut_row_lanes(std::uint64_t length) {
   return lanes;
 }
 
-template <class T, class Sem, unsigned kPer>
-__device__ __forceinline__ unsigned cut_rows(rl::gmem<const T> input, const Pieces& pieces, unsigned lanes,
-                                             unsigned load, const std::uint64_t* row, rl::gmem<typename Sem::Out> output,
-                                             rl::gmem<unsigned long long> redo) {
-  constexpr unsigned kVec = Shape<T>::kVec;
-  constexpr unsigned kRows = kPer < 4 ? 4 / kPer : 1;  // rows in flight: four loads a lane, or one row's kPer
-  constexpr unsigned kLoads = kRows * kPer;
-  const unsigned lane = threadIdx.x % 32, sub = lane % lanes;
-  const unsigned group = lanes == 32 ? kFullMask : ((1u << lanes) - 1u) << (lane - sub);  // the row's lanes
-  const std::uint64_t length = pieces.length;
-  const std::uint64_t vectors = (length + kVec - 1) / kVec;
-  unsigned todo = 0;
+// Row r's exact sum from the kPer vectors its lanes hold each (zeros past its end), written by
+// its first lane (`mine`). `group`: the row's lanes as a mask. Returns whether this lane's row is
+// left to the pairs (only in the lane that would have written it).
+template <class Sem, unsigned kLanes, unsigned kPer>
+__device__ __forceinline__ bool cut_row(const Vec<double>* v, unsigned group, bool mine, std::uint64_t r,
+                                        std::uint64_t length, rl::gmem<typename Sem::Out> output,
+                                        rl::gmem<unsigned long long> redo) {
+  std::uint32_t most = 0;
 #pragma unroll
-  for (unsigned u0 = 0; u0 < kRowUnroll; u0 += kRows) {
-    Vec<T> v[kLoads];
+  for (unsigned q = 0; q < kPer; ++q)
+#pragma unroll
+    for (unsigned j = 0; j < 2; ++j) {
+      const std::uint32_t m = high_magnitude(v[q].v[j]);
+      most = m > most ? m : most;
+    }
+#pragma unroll
+  for (unsigned offset = kLanes / 2; offset > 0; offset >>= 1) {
+    const std::uint32_t m = __shfl_xor_sync(kFullMask, most, offset);
+    most = m > most ? m : most;
+  }
+  const DoubleCut cut = double_cut(most, length);  // the same in every lane of the row
+  CutSum s;
+  if (cut.usable) {
+#pragma unroll
+    for (unsigned q = 0; q < kPer; ++q)
+#pragma unroll
+      for (unsigned j = 0; j < 2; ++j) cut_add(s, cut, v[q].v[j]);  // past the row's end: zeros, which add nothing
+  }
+#pragma unroll
+  for (unsigned offset = kLanes / 2; offset > 0; offset >>= 1) {
+    s.s1 += __shfl_down_sync(kFullMask, s.s1, offset);
+    s.s2 += __shfl_down_sync(kFullMask, s.s2, offset);
+  }
+  const bool left = (__ballot_sync(kFullMask, s.left) & group) != 0;
+  const bool exact = cut.usable && !left;
+  if (mine && exact) store_piece<Sem>(output, r, ExactPair{s.s1, s.s2}, length, redo);
+  return mine && !exact;
+}
+
+// The rows of reduceCutRows, kLanes lanes a row with kPer vectors each: each step of a warp loads
+// kRows rows' vectors (four loads a lane, or one row's kPer), cuts them, and sums the rows left
+// with pairs. kWhole: rows of whole 16-byte vectors (load 16, an even length), read with vector
+// loads only; otherwise element by element. On an H200 (bench/cut_probe.cu), 2^20 rows of 256
+// doubles: the earlier cut inside reduceRowGroups' loop of four rows a step took 704-936 us (the
+// compiler kept the four rows' values live together and the kernel spilled at its 80
+// registers), this loop, a row a step, 565 us with the lanes known at run time and 531 with
+// them known at compile time (five levels of three shuffles, unrolled; the probe's bare kernel
+// without the pairs' fallback: 505).
+template <class Sem, unsigned kLanes, unsigned kPer, bool kWhole>
+__device__ __forceinline__ void cut_row_steps(rl::gmem<const double> input, const Pieces& pieces, unsigned load,
+                                              rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
+  constexpr unsigned kRows = kPer < 4 ? 4 / kPer : 1;
+  constexpr unsigned kLoads = kRows * kPer;
+  constexpr std::uint64_t kRowsPerWarp = 32 / kLanes, kRowsPerStep = kRowsPerWarp * kRows;
+  const unsigned lane = threadIdx.x % 32, sub = lane % kLanes;
+  const unsigned group = kLanes == 32 ? kFullMask : ((1u << kLanes) - 1u) << (lane - sub);  // the row's lanes
+  const std::uint64_t length = pieces.length, vectors = (length + 1) / 2;
+  const std::uint64_t warp = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
+  for (std::uint64_t base = warp * kRowsPerStep; base < pieces.count; base += warps * kRowsPerStep) {
+    const std::uint64_t first = base + lane / kLanes;  // this lane's row i: first + i * kRowsPerWarp
+    Vec<double> v[kLoads];
 #pragma unroll
     for (unsigned q = 0; q < kLoads; ++q) {
-      const std::uint64_t r = row[u0 + q / kPer], k = sub + std::uint64_t(q % kPer) * lanes;
-      v[q] = r < pieces.count && k < vectors ? load_part(input + r * pieces.step, k * kVec, length, load) : Vec<T>{};
+      const std::uint64_t r = first + (q / kPer) * kRowsPerWarp, k = sub + std::uint64_t(q % kPer) * kLanes;
+      const rl::gmem<const double> x = input + (r < pieces.count ? r : 0) * pieces.step;
+      if constexpr (kWhole) {
+        v[q] = r < pieces.count && k < vectors ? load_vec(x, k * 2) : Vec<double>{};
+      } else {
+#pragma unroll
+        for (unsigned j = 0; j < 2; ++j) v[q].v[j] = r < pieces.count && k * 2 + j < length ? x[k * 2 + j] : 0.0;
+      }
     }
+    unsigned todo = 0;
 #pragma unroll
     for (unsigned i = 0; i < kRows; ++i) {
-      const unsigned u = u0 + i;
-      std::uint32_t most = 0;
-#pragma unroll
-      for (unsigned q = i * kPer; q < (i + 1) * kPer; ++q)
-#pragma unroll
-        for (unsigned j = 0; j < kVec; ++j) {
-          const std::uint32_t m = high_magnitude(v[q].v[j]);
-          most = m > most ? m : most;
-        }
-      for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) {
-        const std::uint32_t m = __shfl_xor_sync(kFullMask, most, offset);
-        most = m > most ? m : most;
-      }
-      const DoubleCut cut = double_cut(most, length);  // the same in every lane of the row
-      CutSum s;
-      if (cut.usable) {
-#pragma unroll
-        for (unsigned q = i * kPer; q < (i + 1) * kPer; ++q)
-#pragma unroll
-          for (unsigned j = 0; j < kVec; ++j) cut_add(s, cut, v[q].v[j]);  // past the row's end: zeros, which add nothing
-      }
-      for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) {
-        s.s1 += __shfl_down_sync(kFullMask, s.s1, offset);
-        s.s2 += __shfl_down_sync(kFullMask, s.s2, offset);
-      }
-      const bool left = (__ballot_sync(kFullMask, s.left) & group) != 0;
-      const bool mine = sub == 0 && row[u] < pieces.count;
-      const bool exact = cut.usable && !left;
-      if (mine && exact) store_piece<Sem>(output, row[u], ExactPair{s.s1, s.s2}, length, redo);
-      todo |= (__ballot_sync(kFullMask, mine && !exact) != 0u ? 1u : 0u) << u;
+      const std::uint64_t r = first + i * kRowsPerWarp;
+      const bool left = cut_row<Sem, kLanes, kPer>(v + i * kPer, group, sub == 0 && r < pieces.count, r, length, output, redo);
+      todo |= (__ballot_sync(kFullMask, left) != 0u ? 1u : 0u) << i;
     }
+#pragma unroll 1
+    for (unsigned i = 0; i < kRows; ++i)
+      if ((todo >> i) & 1u) pair_row<double, Sem>(input, pieces, kLanes, sub, load, first + i * kRowsPerWarp, output, redo);
   }
-  return todo;
+}
+
+// The same for either way of reading the rows.
+template <class Sem, unsigned kLanes, unsigned kPer>
+__device__ __forceinline__ void cut_row_steps(rl::gmem<const double> input, const Pieces& pieces, unsigned load,
+                                              rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
+  if (load == 16 && pieces.length % 2 == 0) cut_row_steps<Sem, kLanes, kPer, true>(input, pieces, load, output, redo);
+  else cut_row_steps<Sem, kLanes, kPer, false>(input, pieces, load, output, redo);
+}
+
+// Blocks of reduceCutRows an SM must hold: 64 registers a thread.
+inline constexpr int kCutRowBlocks = 4;
+
+// Launch with kThreads threads and any grid; `lanes`: cut_row_lanes (1 to 32), `load`:
+// row_load_bytes.
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads, kCutRowBlocks)
+    reduceCutRows(rl::gmem<const T> input, Pieces pieces, unsigned lanes, unsigned load,
+                  rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
+  static_assert(cut_rows_v<T, Sem>, "exact double sums and means");
+  switch (lanes) {  // cut_row_lanes: a lane a row of up to 4 vectors, else kCutPer vectors a lane
+    case 1: {
+      const std::uint64_t vectors = (pieces.length + 1) / 2;
+      if (vectors <= 1) cut_row_steps<Sem, 1, 1>(input, pieces, load, output, redo);
+      else if (vectors <= 2) cut_row_steps<Sem, 1, 2>(input, pieces, load, output, redo);
+      else cut_row_steps<Sem, 1, kCutPer>(input, pieces, load, output, redo);
+      break;
+    }
+    case 2: cut_row_steps<Sem, 2, kCutPer>(input, pieces, load, output, redo); break;
+    case 4: cut_row_steps<Sem, 4, kCutPer>(input, pieces, load, output, redo); break;
+    case 8: cut_row_steps<Sem, 8, kCutPer>(input, pieces, load, output, redo); break;
+    case 16: cut_row_steps<Sem, 16, kCutPer>(input, pieces, load, output, redo); break;
+    default: cut_row_steps<Sem, 32, kCutPer>(input, pieces, load, output, redo); break;
+  }
 }
 
 // Blocks of reduceRowGroups an SM must hold. Float, half and bfloat16 sums keep the pairs' path
@@ -924,7 +1028,7 @@ __device__ __forceinline__ unsigned cut_rows(rl::gmem<const T> input, const Piec
 // kernel must hold three blocks (78 registers, no spills; a cap of 64 for four blocks spilled
 // in the hot loop: 1.85 million local requests per launch under Nsight Compute, H200).
 template <class T, class Sem>
-inline constexpr int kRowGroupBlocks = window_sums_v<T, Sem> || cut_rows_v<T, Sem> ? 3 : 1;
+inline constexpr int kRowGroupBlocks = window_sums_v<T, Sem> ? 3 : 1;
 
 // Launch with kThreads threads and any grid. `load`: row_load_bytes.
 template <class T, class Sem>
@@ -945,7 +1049,6 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
   // Longer rows fold each lane's run in a window and the lanes' pairs in the tree (RunningFold).
   constexpr bool kWindow = window_sums_v<T, Sem>;
   constexpr std::uint64_t kRowWindow = 1024;
-  constexpr bool kCut = cut_rows_v<T, Sem>;
   for (std::uint64_t base = warp * rows_per_step; base < pieces.count; base += warps * rows_per_step) {
     std::uint64_t row[kRowUnroll];
 #pragma unroll
@@ -958,48 +1061,6 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
       for (unsigned u = 0; u < kRowUnroll; ++u)
         if (row[u] < pieces.count) v[u] = load_part(input + row[u] * pieces.step, at, length, load);
     };
-    // One row r by its lanes, four vectors in flight each, folded with the row's shuffles.
-    auto pair_row = [&](std::uint64_t r) {
-      const bool live = r < pieces.count;
-      const rl::gmem<const T> x = input + (live ? r : 0) * pieces.step;
-      RunningFold<T, Sem> run(length / lanes + kVec);  // the most one lane takes
-      auto take = [&](std::uint64_t k, const Vec<T>& v) {
-        const std::uint64_t at = k * kVec;
-        if (at + kVec <= length) {
-          run.template take<kVec>(v.v, [&](unsigned j) { return at + j; });
-        } else {
-#pragma unroll
-          for (unsigned j = 0; j < kVec; ++j)
-            if (at + j < length) run.take_one(v.v[j], at + j);
-        }
-      };
-      std::uint64_t k = sub;
-      for (; k + 3 * lanes < vectors; k += 4 * lanes) {
-        Vec<T> v[4];
-#pragma unroll
-        for (unsigned q = 0; q < 4; ++q) v[q] = live ? load_part(x, (k + q * lanes) * kVec, length, load) : Vec<T>{};
-#pragma unroll
-        for (unsigned q = 0; q < 4; ++q) take(k + q * lanes, v[q]);
-      }
-      for (; k < vectors; k += lanes) take(k, live ? load_part(x, k * kVec, length, load) : Vec<T>{});
-      Acc acc = run.result();
-      for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) acc = Sem::combine(acc, shuffle_down(acc, offset));
-      if (sub == 0 && live) store_piece<Sem>(output, r, acc, length, redo);
-    };
-    if constexpr (kCut) {  // double sums: cut on the row's grid first (double_cut), pairs for the rest
-      if (length <= kRowCutElements) {
-        const unsigned per = static_cast<unsigned>((vectors + lanes - 1) / lanes);  // at most kCutPer (cut_row_lanes)
-        unsigned todo = 0;
-        if (per <= 1) todo = cut_rows<T, Sem, 1>(input, pieces, lanes, load, row, output, redo);
-        else if (per <= 2) todo = cut_rows<T, Sem, 2>(input, pieces, lanes, load, row, output, redo);
-        else if (per <= 4) todo = cut_rows<T, Sem, 4>(input, pieces, lanes, load, row, output, redo);
-        else todo = cut_rows<T, Sem, kCutPer>(input, pieces, lanes, load, row, output, redo);
-#pragma unroll 1
-        for (unsigned u = 0; u < kRowUnroll; ++u)
-          if ((todo >> u) & 1u) pair_row(base + std::uint64_t(u) * rows_per_warp + lane / lanes);
-        continue;
-      }
-    }
     if constexpr (kWindow) {  // plain double sums first, pairs only for the rows they cannot vouch for
       unsigned todo = (1u << kRowUnroll) - 1u;  // the rows (bit u) still to be written
       if (length <= kRowWindow) {
@@ -1052,7 +1113,8 @@ __global__ void __launch_bounds__(kThreads, kRowGroupBlocks<T, Sem>)
       // one row's registers at a time keep this path from sizing the kernel.
 #pragma unroll 1
       for (unsigned u = 0; u < kRowUnroll; ++u)
-        if ((todo >> u) & 1u) pair_row(base + std::uint64_t(u) * rows_per_warp + lane / lanes);  // not row[u]: a dynamic index puts row[] on the stack
+        if ((todo >> u) & 1u)  // not row[u]: a dynamic index puts row[] on the stack
+          pair_row<T, Sem>(input, pieces, lanes, sub, load, base + std::uint64_t(u) * rows_per_warp + lane / lanes, output, redo);
       continue;
     }
     // Every other order-free operation: the kRowUnroll rows together. (Two steps of each lane's
@@ -1347,13 +1409,15 @@ namespace reducelab::detail {
 
 // Which kernels one reduce_axis / reduce_segments call runs (the GPU and the SIMT runner share
 // this choice). Order-free operations (exact sums and means of floating-point pieces among them):
-// columns read coalesced (reduceColumns), short rows a few lanes each (reduceRowGroups),
-// columns of at most one vector a thread each, longer rows and segments a block each
-// (reduceLongPieces), segments of up to a tile a warp per group of them (reduceSegmentGroups).
+// columns read coalesced (reduceColumns), short rows a few lanes each (reduceRowGroups; exact
+// double sums of rows of up to 256 elements, reduceCutRows), columns of at most one vector a
+// thread each, longer rows and segments a block each (reduceLongPieces), segments of up to a
+// tile a warp per group of them (reduceSegmentGroups).
 // Floating-point products and user operations keep each piece's fixed order (piece_kernels).
 struct PiecePlan {
   bool columns = false;      // reduceColumns
   bool row_groups = false;   // reduceRowGroups, `lanes` lanes per row
+  bool cut_rows = false;     // reduceCutRows, `lanes` lanes per row
   unsigned lanes = 1;
   bool long_pieces = false;  // reduceLongPieces
   bool segment_groups = false;  // reduceSegmentGroups, then reduceSegmentWarps
@@ -1368,19 +1432,22 @@ inline PiecePlan plan_pieces(Pieces* p) {
     } else if (!p->offsets && p->length == 1) {  // one element a row: a thread per row
       plan.fixed.threads = true;
     } else if (row_groups_fit<T, Sem>(*p)) {
+      if constexpr (cut_rows_v<T, Sem>) {
+        if (p->length <= kRowCutElements) {  // exact double sums of short rows: reduceCutRows
+          plan.cut_rows = true;
+          plan.lanes = cut_row_lanes(p->length);
+          return plan;
+        }
+      }
       plan.row_groups = true;
       plan.lanes = packed_order_free_v<T, Sem> ? free_row_lanes<T>(p->length) : row_group_lanes<T>(p->length);
-      // Exact double sums of rows longer than the cut takes (cut_rows): each level of a row's
+      // Exact double sums of rows longer than the cut takes (reduceCutRows): each level of a row's
       // shuffle tree merges pairs (four TwoSums a lane), so fewer lanes per row, each folding more
       // elements, do less work: a lane takes at least 16 vectors, or the row has 4 lanes
       // (docs/performance.md).
       if constexpr (cut_rows_v<T, Sem>) {
-        if (p->length <= kRowCutElements) {
-          plan.lanes = cut_row_lanes(p->length);
-        } else {
-          const unsigned vectors = static_cast<unsigned>((p->length + Shape<T>::kVec - 1) / Shape<T>::kVec);
-          plan.lanes = std::min(plan.lanes, std::max(kDoubleRowLanes, vectors / 16));
-        }
+        const unsigned vectors = static_cast<unsigned>((p->length + Shape<T>::kVec - 1) / Shape<T>::kVec);
+        plan.lanes = std::min(plan.lanes, std::max(kDoubleRowLanes, vectors / 16));
       }
     } else if (!p->offsets && p->length <= Shape<T>::kVec) {
       plan.fixed.threads = true;

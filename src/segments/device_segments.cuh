@@ -117,6 +117,18 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       const cudaError_t e = cudaGetLastError();
       if (e != cudaSuccess) return cuda_status(e, "launching reduceRowGroups");
     }
+    if constexpr (cut_rows_v<T, Sem>) {
+      if (plan.cut_rows) {
+        std::uint64_t held = 0;
+        if (Status s = blocks_held<reduceCutRows<T, Sem>>(device, sms, &held); !s) return s;
+        const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes);
+        const unsigned grid = pieces_grid(options, held, (pieces.count + rows_per_block - 1) / rows_per_block);
+        const unsigned load = row_load_bytes<T>(input, pieces);
+        reduceCutRows<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, plan.lanes, load, output, redo);
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return cuda_status(e, "launching reduceCutRows");
+      }
+    }
   }
   if (plan.fixed.threads) {
     std::uint64_t held = 0;

@@ -112,6 +112,13 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       cfg.name = "reduceRowGroups";
       rl::launch(reduceRowGroups<T, Sem>, cfg, in, launched, plan.lanes, row_load_bytes<T>(in, pieces), out, redo);
     }
+    if constexpr (cut_rows_v<T, Sem>) {
+      if (plan.cut_rows) {
+        cfg.grid = grid_for((pieces.count + std::uint64_t(kWarps) * (32 / plan.lanes) - 1) / (std::uint64_t(kWarps) * (32 / plan.lanes)));
+        cfg.name = "reduceCutRows";
+        rl::launch(reduceCutRows<T, Sem>, cfg, in, launched, plan.lanes, row_load_bytes<T>(in, pieces), out, redo);
+      }
+    }
   }
   if (plan.fixed.threads) {
     cfg.grid = grid_for((pieces.count + kThreads - 1) / kThreads);

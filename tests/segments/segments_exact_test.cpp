@@ -269,14 +269,15 @@ TEST(RowGroups, RowsTheWindowCannotVouchForTakeThePair) {
   }
 }
 
-// Double rows of up to 256 elements are summed on a grid cut for each row (double_cut): two plain
-// double sums, exact when nothing falls below the grid, and pairs for the rows where something
-// does. Rows of every kind side by side, at lengths whose lanes hold one to eight vectors, one
-// past the cut, with a pitch and misaligned: ordinary values, values spread over 2^-20..2^20,
+// Double rows of up to 256 elements are summed on a grid cut for each row (double_cut,
+// reduceCutRows): two plain double sums, exact when nothing falls below the grid, and pairs for
+// the rows where something does. Rows of every kind side by side, at lengths whose lanes hold one
+// to four vectors (a lane a row up to 8 elements, 2 to 32 lanes above), odd lengths (read element
+// by element), one past the cut, with a pitch and misaligned: ordinary values, values spread over 2^-20..2^20,
 // small integers, cancellation across 2^60 (below the grid: pairs), ties to even, a sum past
 // DBL_MAX, subnormals only, zeros of both signs and of one, infinities and NaN. Sums and means
 // have the CPU backend's bits, and the rows with known sums have those.
-TEST(RowGroups, DoubleRowsCutOnTheirGridAreExact) {
+TEST(CutRows, DoubleRowsCutOnTheirGridAreExact) {
   constexpr double kMax = std::numeric_limits<double>::max();
   for (const std::uint64_t cols : {std::uint64_t(2), std::uint64_t(3), std::uint64_t(4), std::uint64_t(5),
                                    std::uint64_t(16), std::uint64_t(17), std::uint64_t(64), std::uint64_t(100),
