@@ -37,10 +37,11 @@ template <class T>
 void expect_case_means(const std::vector<double>& got, const PieceCases<T>& p, const std::string& where) {
   ASSERT_EQ(got.size(), p.cases.size()) << where;
   for (std::size_t i = 0; i < got.size(); ++i)
-    if (p.cases[i].mean)
+    if (p.cases[i].mean) {
       EXPECT_TRUE(same_result(got[i], *p.cases[i].mean))
           << type_name<T>() << " " << where << ", " << p.cases[i].name << ": mean " << show(got[i]) << ", exact "
           << show(*p.cases[i].mean);
+    }
 }
 
 // Short pieces (a warp or a few lanes each) and pieces longer than a tile (a block each).
@@ -76,8 +77,9 @@ TYPED_TEST(ExactPieces, SimtSegmentsRowsAndColumnsAreTheExactSums) {
     for (unsigned grid : {0u, 3u}) {
       expect_case_sums(detail::simt_reduce_segments(p.flat.data(), p.flat.size(), p.begin, p.end, op::sum{}, grid), p,
                        "segments " + where);
-      if constexpr (!std::is_same_v<T, half>)  // half's pieces always fit the pair
+      if constexpr (!std::is_same_v<T, half>) {  // half's pieces always fit the pair
         EXPECT_GT(detail::simt_last_redone(), 0u) << "no piece went to the digits: the redo path is untested";
+      }
       expect_case_means(detail::simt_reduce_segments(p.flat.data(), p.flat.size(), p.begin, p.end, op::mean{}, grid), p,
                         "segment means " + where);
       for (int axis : {0, 1}) {
@@ -400,7 +402,7 @@ void expect_packed_rows() {
       if (row % 17 == 4 && i % cols == 1) bits = sizeof(T) == 2 ? (std::is_same_v<T, half> ? 0xfe01 : 0xffc1) : 0xffc00001u;
       if (row % 19 == 6) bits = (r & 1) ? static_cast<Bits>(sizeof(T) == 2 ? 0x8000 : 0x80000000u) : Bits(0);
       if (row % 23 == 7) bits = static_cast<Bits>(r & 3);  // subnormals and zeros
-      std::memcpy(&x[i], &bits, sizeof bits);
+      std::memcpy(static_cast<void*>(&x[i]), &bits, sizeof bits);
     }
     if constexpr (!std::is_same_v<T, half>) {  // rows a pair of doubles cannot hold: listed, summed with digits
       for (std::uint64_t row = 10; row + 1 < rows; row += 37) {
