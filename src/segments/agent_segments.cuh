@@ -18,6 +18,8 @@
 //                      order-free operations): a thread per row. Exact float, half and bfloat16
 //                      sums, and the order-free operations that are not exact sums.
 //   reduceLongPieces   longer rows and segments: a block each.
+//   reduceWarpRows     longer rows (up to 64 KiB) of exact float, half and bfloat16 sums and
+//                      means, when there are at least as many as the GPU holds warps: a warp each.
 //   reduceSegmentGroups  segments of up to a tile: a warp per group of up to 32 neighbouring
 //                      short segments, read as one contiguous range (agent_segment_groups.cuh).
 //   reduceSegmentWarps the groups it leaves (longer or scattered segments): a warp per segment;
@@ -198,8 +200,9 @@ __device__ __forceinline__ void fold_contiguous(RunningFold<T, Sem>& run, rl::gm
   for (std::uint64_t e = head + vectors * kVec + lane; e < n; e += lanes) run.take_one(x[e], e);
 }
 
-// An order-free operation over a contiguous piece of n <= kTile elements, by one warp
-// (fold_contiguous), then a warp fold. The whole warp must call it.
+// An order-free operation over a contiguous piece of n elements (segments of up to a tile, long
+// rows in reduceWarpRows), by one warp (fold_contiguous), then a warp fold. The whole warp must
+// call it.
 template <class T, class Sem>
 __device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n) {
   RunningFold<T, Sem> run(contiguous_share<T>(n, 32));
@@ -1403,6 +1406,44 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+
+// ---- Long rows of exact float, half and bfloat16 sums, a warp each -----------------------------
+// reduceLongPieces folds a row with its whole block, and each row ends with a block fold and a
+// pair merge per thread: for rows of 16384 halves that is 64 elements a thread between two such
+// ends, and the ends cost as much as the elements (16384 x 16384 half sums at 60 % of the read
+// ceiling, 14 warp instructions per element under Nsight Compute, H200). When there are at least
+// as many rows as warps the GPU holds, a warp takes a row (warp_fold_free: 512 elements a lane
+// for rows of 16384) and the rows' ends are a warp fold. H200, cold, both builds in one call:
+// 16384 x 16384 half sums 199.7 -> 137.7 us, float sums 285.9 -> 249.8, the bits the same
+// (docs/performance.md).
+template <class T, class Sem>
+inline constexpr bool warp_rows_v = window_sums_v<T, Sem>;
+
+// Whether reduceWarpRows takes a call's long pieces instead of reduceLongPieces: rows of a
+// matrix of up to kWarpRowBytes, at least `warps` of them (the warps a launch holds at once).
+// Longer rows spread the block's ends over enough elements, and their few rows a warp each
+// leave warps idle at the end: 8192 x 32768 float sums 264.3 -> 275.5 us a warp a row (H200),
+// while half sums of the same shape (64 KiB rows) went 160.5 -> 144.0.
+inline constexpr std::uint64_t kWarpRowBytes = 65536;
+template <class T, class Sem>
+inline bool warp_rows_fit(const Pieces& p, std::uint64_t warps) {
+  return warp_rows_v<T, Sem> && !p.offsets && p.stride == 1 && p.length * sizeof(T) <= kWarpRowBytes &&
+         p.count >= warps;
+}
+
+// Launch with kThreads threads and any grid: warp w of the grid sums rows w, w + (warps in the
+// grid), ...
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads, 3)
+    reduceWarpRows(rl::gmem<const T> input, Pieces pieces, rl::gmem<typename Sem::Out> output,
+                   rl::gmem<unsigned long long> redo) {
+  const std::uint64_t warp = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
+  for (std::uint64_t r = warp; r < pieces.count; r += warps) {
+    const typename Sem::Acc acc = warp_fold_free<T, Sem>(input + r * pieces.step, pieces.length);
+    if (threadIdx.x % 32 == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
+  }
+}
 }  // namespace reducelab::detail
 
 namespace reducelab::detail {

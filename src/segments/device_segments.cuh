@@ -172,7 +172,22 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
           e != cudaSuccess)
         return cuda_status(e, "launching reduceSegmentWarps");
     }
-    if (plan.long_pieces) {
+    bool by_warp = false;  // long rows a warp each (reduceWarpRows) when there are enough of them
+    if constexpr (warp_rows_v<T, Sem>) {
+      if (plan.long_pieces) {
+        std::uint64_t held = 0;
+        if (Status s = blocks_held<reduceWarpRows<T, Sem>>(device, sms, &held); !s) return s;
+        const std::uint64_t blocks = options.grid != 0 ? std::min<std::uint64_t>(options.grid, held) : held;
+        if (warp_rows_fit<T, Sem>(pieces, blocks * kWarps)) {
+          by_warp = true;
+          const unsigned grid = pieces_grid(options, held, (pieces.count + kWarps - 1) / kWarps);
+          reduceWarpRows<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, output, redo);
+          const cudaError_t e = cudaGetLastError();
+          if (e != cudaSuccess) return cuda_status(e, "launching reduceWarpRows");
+        }
+      }
+    }
+    if (plan.long_pieces && !by_warp) {
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceLongPieces<T, Sem>>(device, sms, &held); !s) return s;
       const unsigned grid = pieces_grid(options, held, pieces.count);

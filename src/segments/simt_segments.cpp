@@ -150,7 +150,16 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       rl::launch(reduceSegmentWarps<T, Sem>, cfg, in, pieces.count, group, bp, ep, out, redo, longs, shape.alone);
       cfg.block = dim3(kThreads);
     }
-    if (plan.long_pieces) {
+    bool by_warp = false;  // as on the GPU, for a GPU that holds two blocks (or the forced grid)
+    if constexpr (warp_rows_v<T, Sem>) {
+      if (plan.long_pieces && warp_rows_fit<T, Sem>(pieces, std::uint64_t(grid != 0 ? grid : 2) * kWarps)) {
+        by_warp = true;
+        cfg.grid = grid_for((pieces.count + kWarps - 1) / kWarps);
+        cfg.name = "reduceWarpRows";
+        rl::launch(reduceWarpRows<T, Sem>, cfg, in, launched, out, redo);
+      }
+    }
+    if (plan.long_pieces && !by_warp) {
       cfg.grid = grid_for(pieces.count);
       cfg.name = "reduceLongPieces";
       rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo, longs);

@@ -419,6 +419,63 @@ void expect_packed_rows() {
     }
   }
 }
+// Rows longer than reduceRowGroups takes (9001 elements: a head, vectors and a tail, the pitch
+// off a vector) go a warp each (reduceWarpRows) when there are at least as many rows as the launch
+// holds warps (on SIMT: 16 at grid 0, 24 at grid 3), and a block each (reduceLongPieces) when
+// fewer: 12 rows take blocks at both grids, 40 rows warps at both. Rows of ordinary values, of a
+// narrow range, of values over the whole exponent range (the window gives way to pairs), with an
+// infinity, with a NaN, of signed zeros and of subnormals, and rows a pair cannot hold (summed
+// with digits): sums and means have the CPU backend's bits.
+template <class T>
+void expect_long_rows() {
+  using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>;
+  constexpr std::uint64_t kCols = 9001, kPitch = 9003;
+  for (const std::uint64_t rows : {std::uint64_t(12), std::uint64_t(40)}) {
+    std::vector<T> x(rows * kPitch);
+    std::uint64_t state = 4242 + rows;
+    for (std::uint64_t i = 0; i < x.size(); ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      const auto r = static_cast<std::uint32_t>(state >> 32);
+      const std::uint64_t row = i / kPitch, col = i % kPitch;
+      Bits bits;
+      if constexpr (std::is_same_v<T, half>) bits = static_cast<Bits>((r & 0x3bff) | (r >> 16 & 0x8000));
+      else if constexpr (std::is_same_v<T, bfloat16>) bits = static_cast<Bits>((r & 0x3f7f) | (r >> 16 & 0x8000));
+      else bits = static_cast<Bits>((r & 0x3fffffffu) | 0x3c000000u | (r << 31));  // ordinary: 2^-7 to 2
+      if (row % 6 == 1) bits = static_cast<Bits>(bits & (sizeof(T) == 2 ? 0x83ff : 0x807fffffu));  // narrow
+      if (row % 6 == 2) {  // finite, any exponent: windows give way to pairs
+        if constexpr (std::is_same_v<T, half>) bits = static_cast<Bits>((r & 0x7bff) | (r >> 16 & 0x8000));
+        else if constexpr (std::is_same_v<T, bfloat16>) bits = static_cast<Bits>((r & 0x7f7f) | (r >> 16 & 0x8000));
+        else bits = static_cast<Bits>(r & 0xff7fffffu);
+      }
+      if (row % 7 == 3 && col == 5000) bits = sizeof(T) == 2 ? (std::is_same_v<T, half> ? 0xfc00 : 0xff80) : 0xff800000u;
+      if (row % 11 == 4 && col == 17) bits = sizeof(T) == 2 ? (std::is_same_v<T, half> ? 0x7e01 : 0x7fc1) : 0x7fc00001u;
+      if (row % 13 == 5) bits = (r & 1) ? static_cast<Bits>(sizeof(T) == 2 ? 0x8000 : 0x80000000u) : Bits(0);
+      if (row % 17 == 6) bits = static_cast<Bits>(r & 3);  // subnormals and zeros
+      std::memcpy(static_cast<void*>(&x[i]), &bits, sizeof bits);
+    }
+    if constexpr (!std::is_same_v<T, half>) {  // rows a pair of doubles cannot hold
+      for (std::uint64_t row = 9; row < rows; row += 19) {
+        T* e = x.data() + row * kPitch;
+        e[0] = from_double<T>(0x1p100), e[4000] = from_double<T>(1.0), e[4001] = from_double<T>(0x1p-100),
+        e[9000] = from_double<T>(-0x1p100);
+      }
+    }
+    const Matrix m{rows, kCols, kPitch};
+    const auto want = expected_axis(x, m, 1, op::sum{});
+    const auto want_mean = expected_axis(x, m, 1, op::mean{});
+    for (unsigned grid : {0u, 3u}) {
+      const std::string what = std::string(type_name<T>()) + " " + std::to_string(rows) + " rows, grid " + std::to_string(grid);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid), want, "sum " + what);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid), want_mean, "mean " + what);
+    }
+  }
+}
+TEST(WarpRows, LongRowsHaveTheCpuBitsAWarpOrABlockEach) {
+  expect_long_rows<half>();
+  expect_long_rows<bfloat16>();
+  expect_long_rows<float>();
+}
+
 TEST(PackedRows, ExactSumsOfRowsInOneVectorHaveTheCpuBits) {
   expect_packed_rows<half>();
   expect_packed_rows<bfloat16>();
