@@ -1,0 +1,115 @@
+// longrow_probe: exact sums along long matrix rows (reduce_axis, axis 1; rows longer than the
+// row-group kernel takes, which reduceLongPieces sums a block each) against a warp a row (the
+// segment warps' fold, warp_fold_free), on device 0, cold (behind an L2 flush), median of R.
+// 16384 x 16384 half and float sums, 2^13 x 2^15 half sums; every row of the warp kernel
+// compared bit for bit with reduce_axis's.
+//   longrow_probe [repeats=10]
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "probe_timing.cuh"
+#include "reducelab/segments.hpp"
+#include "segments/device_segments.cuh"
+
+namespace {
+
+using namespace reducelab;
+using namespace reducelab::detail;
+
+template <class T>
+T value_of(std::uint64_t i) {
+  const std::uint64_t h = (i * 0x9E3779B97F4A7C15ull) >> 40;
+  const double v = static_cast<double>(static_cast<std::int64_t>(h % 200001) - 100000) * 0.37;
+  if constexpr (std::is_same_v<T, reducelab::half>) return to_half(static_cast<float>(v * 1e-3));
+  else return static_cast<T>(v);
+}
+
+// A warp a row: each warp folds rows w, w + (warps in the grid), ... with warp_fold_free.
+template <class T, class Sem, int kBlocks>
+__global__ void __launch_bounds__(256, kBlocks)
+    warp_rows(const T* x, std::uint64_t rows, std::uint64_t cols, typename Sem::Out* out, unsigned long long* redo) {
+  const std::uint64_t warp = std::uint64_t(blockIdx.x) * 8 + threadIdx.x / 32;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * 8;
+  for (std::uint64_t r = warp; r < rows; r += warps) {
+    const typename Sem::Acc acc = warp_fold_free<T, Sem>(x + r * cols, cols);
+    if (threadIdx.x % 32 == 0) store_piece<Sem>(out, r, acc, cols, redo);
+  }
+}
+
+template <class T, int kBlocks>
+void variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t rows, std::uint64_t cols,
+             const std::vector<float>& want, float* out, unsigned long long* redo) {
+  using Sem = piece_semantics_t<T, op::sum>;
+  auto k = warp_rows<T, Sem, kBlocks>;
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, k));
+  const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>((rows + 7) / 8, std::uint64_t(per_sm) * sms));
+  CK(cudaMemset(out, 0xff, rows * sizeof(float)));
+  CK(cudaMemset(redo, 0, 16));
+  const float us = cold_us(flush, [&] { k<<<grid, 256>>>(x, rows, cols, out, redo); }, repeats);
+  CK(cudaGetLastError());
+  std::vector<float> got(rows);
+  CK(cudaMemcpy(got.data(), out, rows * sizeof(float), cudaMemcpyDeviceToHost));
+  const double bytes = double(rows) * cols * sizeof(T);
+  std::printf("  warp a row, %d blocks/SM asked: %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM, grid %u%s\n", kBlocks,
+              us, bytes / (us * 1e3), attr.numRegs, attr.localSizeBytes, per_sm, grid,
+              std::memcmp(got.data(), want.data(), rows * sizeof(float)) == 0 ? "  bits equal" : "  BITS DIFFER");
+  std::fflush(stdout);
+}
+
+template <class T>
+void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::uint64_t cols, const char* name) {
+  const std::uint64_t n = rows * cols;
+  std::vector<T> h(n);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = value_of<T>(i);
+  T* x = nullptr;
+  float *lib = nullptr, *out = nullptr;
+  unsigned long long* redo = nullptr;
+  CK(cudaMalloc(&x, n * sizeof(T)));
+  CK(cudaMalloc(&lib, rows * sizeof(float)));
+  CK(cudaMalloc(&out, rows * sizeof(float)));
+  CK(cudaMalloc(&redo, 1 << 20));
+  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  auto check = [](Status st) {
+    if (!st) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      std::exit(2);
+    }
+  };
+  const Matrix m{rows, cols, 0};
+  const float lib_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::sum{}, lib, nullptr, {})); }, repeats);
+  const float max_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::max{}, reinterpret_cast<T*>(out), nullptr, {})); }, repeats);
+  std::vector<float> want(rows);
+  CK(cudaMemcpy(want.data(), lib, rows * sizeof(float), cudaMemcpyDeviceToHost));
+  const double bytes = double(n) * sizeof(T);
+  std::printf("%llu x %llu %s: reduce_axis sum %.1f us (%.0f GB/s), max %.1f us\n", static_cast<unsigned long long>(rows),
+              static_cast<unsigned long long>(cols), name, lib_us, bytes / (lib_us * 1e3), max_us);
+  variant<T, 1>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  variant<T, 3>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  variant<T, 4>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  CK(cudaFree(x));
+  CK(cudaFree(lib));
+  CK(cudaFree(out));
+  CK(cudaFree(redo));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 10;
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device %s; exact sums along long rows, cold, median of %d\n", prop.name, repeats);
+  L2Flush flush(prop);
+  probe<reducelab::half>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "half");
+  probe<float>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "float");
+  probe<reducelab::half>(flush, repeats, prop.multiProcessorCount, 8192, 32768, "half");
+  return 0;
+}
