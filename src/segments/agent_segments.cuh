@@ -1421,9 +1421,9 @@ inline constexpr bool warp_rows_v = window_sums_v<T, Sem>;
 
 // Whether reduceWarpRows takes a call's long pieces instead of reduceLongPieces: rows of a
 // matrix of up to kWarpRowBytes, at least `warps` of them (the warps a launch holds at once).
-// Longer rows spread the block's ends over enough elements, and their few rows a warp each
-// leave warps idle at the end: 8192 x 32768 float sums 264.3 -> 275.5 us a warp a row (H200),
-// while half sums of the same shape (64 KiB rows) went 160.5 -> 144.0.
+// Longer rows spread a block's ends over enough elements: 8192 x 32768 float sums (128 KiB rows)
+// went 264.3 -> 275.5 us a warp a row (H200), while half sums of the same shape (64 KiB rows)
+// went 160.5 -> 144.0.
 inline constexpr std::uint64_t kWarpRowBytes = 65536;
 template <class T, class Sem>
 inline bool warp_rows_fit(const Pieces& p, std::uint64_t warps) {
