@@ -9,6 +9,8 @@
 // Order-free (plan_pieces at the end of this file):
 //   reduceColumns      columns (axis 0): coalesced across neighbouring columns, rows in bands
 //                      (16-bit floats' min, max, sums and means: two columns a lane, as words).
+//   reduceNarrowColumns  exact sums and means of 2 or 4 dense half columns or 2 float columns:
+//                      the matrix read as one array, a thread keeping every column's sum.
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
 //   reduceCutRows      exact double sums and means of rows of up to 256 elements: the row's
@@ -17,7 +19,8 @@
 //                      thread per vector, no shuffle; rows of two or four whole vectors (eight for
 //                      order-free operations): a thread per row. Exact float, half and bfloat16
 //                      sums, and the order-free operations that are not exact sums.
-//   reduceLongPieces   longer rows and segments: a block each.
+//   reduceLongPieces   longer rows and segments: a block each (few rows of exact sums: eight
+//                      loads in flight a thread).
 //   reduceWarpRows     longer rows (up to 64 KiB) of exact float, half and bfloat16 sums and
 //                      means, when there are at least as many as the GPU holds warps: a warp each.
 //   reduceSegmentGroups  segments of up to a tile: a warp per group of up to 32 neighbouring
@@ -172,14 +175,13 @@ __host__ __device__ constexpr std::uint64_t contiguous_share(std::uint64_t n, st
 
 // An order-free operation over the contiguous elements x[0, n): `lanes` threads take turns (this
 // one is `lane`), each folding into `run`. The elements before x's first 16-byte boundary go one
-// to a thread, then 16-byte vectors, four loads in flight per thread, then the rest one to a
+// to a thread, then 16-byte vectors, kIn loads in flight per thread, then the rest one to a
 // thread: a segment that starts anywhere keeps the vector loads (element by element, a warp has a
 // quarter of a float piece's bytes in flight). Any order gives these operations' bits.
-template <class T, class Sem>
+template <class T, class Sem, unsigned kIn = 4>
 __device__ __forceinline__ void fold_contiguous(RunningFold<T, Sem>& run, rl::gmem<const T> x, std::uint64_t n,
                                                 unsigned lanes, unsigned lane) {
   constexpr unsigned kVec = Shape<T>::kVec;
-  constexpr unsigned kIn = 4;
   const std::uint64_t head = std::min<std::uint64_t>(n, (16 - misalignment16(x)) % 16 / sizeof(T));
   for (std::uint64_t e = lane; e < head; e += lanes) run.take_one(x[e], e);
   const rl::gmem<const T> body = x + head;
@@ -694,6 +696,195 @@ __global__ void __launch_bounds__(kThreads)
       if (threadIdx.x == 0) tickets[group] = 0u;
     }
     __syncthreads();
+  }
+}
+
+// ---- A few columns of exact half and float sums, read as one array ------------------------------
+// reduceColumns gives each lane one column, so a matrix of 4 half columns is read 2 bytes a lane
+// (4 bytes with two columns a lane), and every element takes a window step of its own column:
+// 2^26 x 4 half sums along axis 0 ran at 50 % of the read ceiling (H200). When a 16-byte vector
+// holds whole rows (a dense matrix whose columns divide the vector's elements, and a 16-byte
+// aligned start), element j of every vector lies in column j % kCols: the threads read the
+// matrix as one array, 16-byte vectors, kIn in flight, and each keeps kCols running sums
+// (NarrowRuns), every column's elements of the kIn vectors taken as one batch. Exact sums give
+// the same bits in any order. The block folds each column, posts kCols partials, and the block
+// that takes the last ticket folds the posts and writes the kCols results.
+// Taken where it measured faster than reduceColumns (bench/narrow_probe, H200, cold): 2 and 4
+// half columns (2^27 x 2: 350 -> 133 us; 2^26 x 4: 251 -> 181) and 2 float columns (2^27 x 2:
+// 326 -> 264). Not 8 half columns (2^25 x 8: 204 -> 243 at best) nor 4 float columns (303 ->
+// 298 at best, 362 as shipped here); bfloat16 was not measured and keeps reduceColumns.
+template <class T, class Sem>
+inline constexpr bool narrow_columns_v =
+    window_sums_v<T, Sem> && (std::is_same_v<T, half> || std::is_same_v<T, float>);
+template <class T, class Sem>
+inline bool narrow_columns_fit(const void* input, const Pieces& p) {
+  const bool columns = p.count == 2 || (std::is_same_v<T, half> && p.count == 4);
+  return narrow_columns_v<T, Sem> && !p.offsets && columns && p.stride == p.count &&
+         reinterpret_cast<std::uintptr_t>(input) % 16 == 0;
+}
+template <unsigned kCols>
+inline constexpr unsigned kNarrowLoads = kCols <= 4 ? 4 : 2;  // eight columns' sums hold more registers
+// Blocks an SM: two half columns hold 62 registers (four blocks: 133.1 us against 133.3 with
+// three), the others 80 (three).
+template <class T, unsigned kCols>
+inline constexpr int kNarrowBlocksPerSm = std::is_same_v<T, half> && kCols == 2 ? 4 : 3;
+// The blocks' partials a launch may post: kCols of them a block, within the workspace's pieces area.
+inline constexpr std::uint64_t kNarrowBlocks = 4096;
+
+// A thread's running sums of kCols columns. Float and bfloat16: a window per column
+// (RunningFold), `most` the most elements the thread takes of a column.
+template <class T, class Sem, unsigned kCols>
+struct NarrowRuns {
+  using Acc = typename Sem::Acc;
+  RunningFold<T, Sem> run[kCols];
+  __device__ __forceinline__ NarrowRuns(std::uint64_t most, rl::smem<Acc>) {
+#pragma unroll
+    for (unsigned j = 0; j < kCols; ++j) run[j] = RunningFold<T, Sem>(most);
+  }
+  template <unsigned N>
+  __device__ __forceinline__ void batch() {}
+  template <unsigned N>
+  __device__ __forceinline__ void take(unsigned j, const T* e) {
+    run[j].template take<N>(e, [](unsigned) { return std::uint64_t(0); });
+  }
+  __device__ __forceinline__ Acc result(unsigned j) { return run[j].result(); }
+};
+// Half: a plain double per column, with no window to check. Every finite half is a multiple of
+// 2^-24 below 2^16, so any partial sum of up to kHalfChain = 2^13 of them is a double; an
+// infinity or NaN shows in the double itself (finite halves cannot carry it past DBL_MAX). Every
+// kHalfChain elements a column the doubles go into the columns' pairs, which wait in shared
+// memory (`pairs`, kCols x kThreads) and not in registers: they are touched once every 8192
+// elements. A window's magnitudes cost each column of a half vector as much again (and 110
+// registers for four columns).
+inline constexpr unsigned kHalfChain = 8192;
+template <class Sem, unsigned kCols>
+struct NarrowRuns<half, Sem, kCols> {
+  using Acc = typename Sem::Acc;
+  rl::smem<Acc> pairs;
+  double s[kCols];
+  unsigned taken = 0;  // elements in each column's double
+  __device__ __forceinline__ NarrowRuns(std::uint64_t, rl::smem<Acc> pair_slots) : pairs(pair_slots) {
+#pragma unroll
+    for (unsigned j = 0; j < kCols; ++j) pairs[j * kThreads + threadIdx.x] = Sem::identity(), s[j] = -0.0;
+  }
+  __device__ __forceinline__ void flush(unsigned j) {
+    const unsigned at = j * kThreads + threadIdx.x;
+    if (!finite_double(s[j])) pairs[at] = Sem::combine(pairs[at], special_pair(special_flag(s[j])));
+    else if (bits_of_double(s[j]) != 0x8000000000000000ull) pairs[at] = Sem::combine(pairs[at], Acc{s[j], 0.0});  // -0: nothing yet
+    s[j] = -0.0;
+  }
+  template <unsigned N>  // N more elements a column
+  __device__ __forceinline__ void batch() {
+    if (taken + N > kHalfChain) {
+#pragma unroll
+      for (unsigned j = 0; j < kCols; ++j) flush(j);
+      taken = 0;
+    }
+    taken += N;
+  }
+  template <unsigned N>
+  __device__ __forceinline__ void take(unsigned j, const half* e) {
+#pragma unroll
+    for (unsigned k = 0; k < N; ++k) s[j] += static_cast<double>(widen(e[k]));
+  }
+  __device__ __forceinline__ Acc result(unsigned j) {
+    flush(j);
+    return pairs[j * kThreads + threadIdx.x];
+  }
+};
+
+// kV vectors into the kCols columns' running sums, each column's elements as one batch.
+template <unsigned kV, unsigned kCols, class T, class Runs>
+__device__ __forceinline__ void narrow_take(Runs& runs, const Vec<T>* v) {
+  constexpr unsigned kPer = Shape<T>::kVec / kCols;
+  runs.template batch<kV * kPer>();
+#pragma unroll
+  for (unsigned j = 0; j < kCols; ++j) {
+    T e[kV * kPer];
+#pragma unroll
+    for (unsigned u = 0; u < kV; ++u)
+#pragma unroll
+      for (unsigned r = 0; r < kPer; ++r) e[u * kPer + r] = v[u].v[r * kCols + j];
+    runs.template take<kV * kPer>(j, e);
+  }
+}
+
+// Launch with kThreads threads and a grid of at most kNarrowBlocks. (kIn and kMinBlocks: other
+// shapes for bench/narrow_probe.)
+template <class T, class Sem, unsigned kCols, unsigned kIn = kNarrowLoads<kCols>,
+          int kMinBlocks = kNarrowBlocksPerSm<T, kCols>>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    reduceNarrowColumns(rl::gmem<const T> input, std::uint64_t rows, rl::gmem<typename Sem::Acc> partials,
+                        rl::gmem<unsigned> ticket, rl::gmem<typename Sem::Out> output,
+                        rl::gmem<unsigned long long> redo) {
+  using Acc = typename Sem::Acc;
+  constexpr unsigned kVec = Shape<T>::kVec, kPer = kVec / kCols;  // rows a vector
+  static_assert(kVec % kCols == 0, "a vector holds whole rows");
+  __shared__ Acc slot_storage[kCols * kWarps];
+  rl::smem<Acc> slots = slot_storage;
+  __shared__ unsigned last_storage[1];
+  rl::smem<unsigned> am_last = last_storage;
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
+  const std::uint64_t t = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  const std::uint64_t n = rows * kCols, vectors = n / kVec;
+  constexpr bool kPairsShared = std::is_same_v<T, half>;
+  __shared__ Acc pair_storage[kPairsShared ? kCols * kThreads : 1];
+  NarrowRuns<T, Sem, kCols> runs((vectors / threads + 1) * kPer + 1, pair_storage);  // a thread's elements of a column, at most
+  std::uint64_t k = t;
+  for (; k + (kIn - 1) * threads < vectors; k += kIn * threads) {
+    Vec<T> v[kIn];
+#pragma unroll
+    for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(input, (k + u * threads) * kVec);
+    narrow_take<kIn, kCols>(runs, v);
+  }
+  for (; k < vectors; k += threads) {
+    const Vec<T> v = load_vec(input, k * kVec);
+    narrow_take<1, kCols>(runs, &v);
+  }
+  if (t < n - vectors * kVec) {  // the last rows, past the whole vectors: element t of them is in column t % kCols
+    const T x = input[vectors * kVec + t];
+    runs.template batch<1>();
+#pragma unroll
+    for (unsigned j = 0; j < kCols; ++j)
+      if (t % kCols == j) runs.template take<1>(j, &x);
+  }
+  // The block's fold of each column (thread 0 holds the results), then its posts and the ticket.
+  Acc a[kCols];
+#pragma unroll
+  for (unsigned j = 0; j < kCols; ++j) {
+    const Acc w = warp_fold<Sem>(runs.result(j));
+    if (lane == 0) slots[j * kWarps + warp] = w;
+  }
+  __syncthreads();
+  if (warp == 0) {
+#pragma unroll
+    for (unsigned j = 0; j < kCols; ++j) a[j] = warp_fold<Sem>(lane < kWarps ? slots[j * kWarps + lane] : Sem::identity());
+    if (lane == 0) {
+#pragma unroll
+      for (unsigned j = 0; j < kCols; ++j) partials[std::uint64_t(blockIdx.x) * kCols + j] = a[j];
+      am_last[0] = take_ticket(ticket) == gridDim.x - 1 ? 1u : 0u;  // its release publishes the posts
+    }
+  }
+  __syncthreads();
+  if (am_last[0] == 0) return;
+  // The last block: thread i folds the posts of blocks i, i + kThreads, ... for every column.
+#pragma unroll
+  for (unsigned j = 0; j < kCols; ++j) {
+    Acc p = Sem::identity();
+    for (std::uint64_t b = threadIdx.x; b < gridDim.x; b += kThreads)
+      p = Sem::combine(p, load_other_block(partials, b * kCols + j));
+    p = warp_fold<Sem>(p);
+    if (lane == 0) slots[j * kWarps + warp] = p;
+  }
+  __syncthreads();
+  if (warp == 0) {
+#pragma unroll
+    for (unsigned j = 0; j < kCols; ++j) {
+      const Acc w = warp_fold<Sem>(lane < kWarps ? slots[j * kWarps + lane] : Sem::identity());
+      if (lane == 0) store_piece<Sem>(output, j, w, rows, redo);
+    }
+    if (lane == 0) ticket[0] = 0u;
   }
 }
 
@@ -1348,11 +1539,23 @@ struct LongList {
   }
 };
 
+// Whether a matrix's long rows of exact sums are too few to fill the GPU (fewer than `blocks`,
+// the blocks of reduceLongPieces it holds at once): a block then has more than its share of a
+// multiprocessor to itself, and its threads keep eight 16-byte loads in flight instead of four
+// (reduceLongPieces<T, Sem, true>, a kernel of its own: its registers would cost the float and
+// half kernel a block an SM). H200, both in one call: 256 x 2^20 exact double sums 562 -> 501 us,
+// half 149 -> 137, float 267 -> 251; 16384 x 16384 (rows enough to fill it) double sums 519 ->
+// 529 with eight, so they keep four.
+template <class T, class Sem>
+inline bool deep_rows_fit(const Pieces& p, std::uint64_t blocks) {
+  return is_exact_pieces<Sem>::value && !p.offsets && p.stride == 1 && p.count < blocks;
+}
+
 // Rows longer than a tile, and segments longer than a tile (pieces.skip_short; `longs` lists
 // them when it could hold them all): the block's threads take the piece's vectors in turn
-// (fold_contiguous; strided pieces element by element), four loads in flight each, and the
-// block folds.
-template <class T, class Sem>
+// (fold_contiguous; strided pieces element by element), four loads in flight each (eight for
+// kDeep: deep_rows_fit), and the block folds.
+template <class T, class Sem, bool kDeep = false>
 __global__ void __launch_bounds__(kThreads)
     reduceLongPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
                      rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
@@ -1381,7 +1584,7 @@ __global__ void __launch_bounds__(kThreads)
     Acc acc;
     if (pieces.stride == 1) {
       RunningFold<T, Sem> run(contiguous_share<T>(length, kThreads));
-      fold_contiguous<T, Sem>(run, x, length, kThreads, threadIdx.x);
+      fold_contiguous<T, Sem, kDeep ? 8 : 4>(run, x, length, kThreads, threadIdx.x);
       acc = run.result();
     } else {
       RunningFold<T, Sem> run(length / kThreads + 1);  // the most one thread takes

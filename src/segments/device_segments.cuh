@@ -65,9 +65,29 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   Pieces launched = pieces;
   const PiecePlan plan = plan_pieces<T, Sem>(&launched);
   if constexpr (Sem::order_free) {
+    bool narrow = false;  // exact sums of 2 or 4 dense columns: the matrix read as one array
+    if constexpr (narrow_columns_v<T, Sem>) {
+      if (plan.columns && narrow_columns_fit<T, Sem>(input, pieces)) {
+        narrow = true;
+        const auto launch = [&]<unsigned kCols>() -> Status {
+          constexpr auto kernel = reduceNarrowColumns<T, Sem, kCols>;
+          static_assert(kNarrowBlocks * kCols * sizeof(typename Sem::Acc) <= kPiecePartialBytes, "posts fit the workspace");
+          std::uint64_t held = 0;
+          if (Status s = blocks_held<kernel>(device, sms, &held); !s) return s;
+          const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
+          const std::uint64_t wanted = std::max<std::uint64_t>(1, vectors / (kNarrowLoads<kCols> * kThreads));
+          const unsigned grid = pieces_grid(options, std::min<std::uint64_t>(held, kNarrowBlocks), wanted);
+          kernel<<<std::min<unsigned>(grid, kNarrowBlocks), kThreads, 0, stream>>>(
+              input, pieces.length, static_cast<typename Sem::Acc*>(ws.pieces), ws.piece_tickets, output, redo);
+          const cudaError_t e = cudaGetLastError();
+          return e == cudaSuccess ? Status{} : cuda_status(e, "launching reduceNarrowColumns");
+        };
+        if (Status s = pieces.count == 2 ? launch.template operator()<2>() : launch.template operator()<4>(); !s) return s;
+      }
+    }
     bool paired = false;  // half/bf16 min, max, sums and means: two columns to a lane (agent_segments.cuh)
     if constexpr (pair_columns_v<T, Op>) {
-      if (plan.columns && pair_columns_fit<Op>(input, pieces)) {
+      if (plan.columns && !narrow && pair_columns_fit<Op>(input, pieces)) {
         paired = true;
         using P = pair_columns_t<T, Op>;
         const Pieces words = pair_column_pieces(pieces);
@@ -82,7 +102,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
         if (e != cudaSuccess) return cuda_status(e, "launching reduceColumns (column pairs)");
       }
     }
-    if (plan.columns && !paired) {  // columns read coalesced (agent_segments.cuh)
+    if (plan.columns && !paired && !narrow) {  // columns read coalesced (agent_segments.cuh)
       static_assert(kColumnJobs <= kPieceTickets, "the workspace holds a launch's column partials");
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceColumns<T, Sem>>(device, sms, &held); !s) return s;
@@ -191,7 +211,15 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceLongPieces<T, Sem>>(device, sms, &held); !s) return s;
       const unsigned grid = pieces_grid(options, held, pieces.count);
-      reduceLongPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo, longs);
+      const std::uint64_t at_once = options.grid != 0 ? std::min<std::uint64_t>(options.grid, held) : held;
+      bool deep = false;  // few long rows of exact sums: eight loads in flight a thread
+      if constexpr (is_exact_pieces<Sem>::value) {
+        if (deep_rows_fit<T, Sem>(pieces, at_once)) {
+          deep = true;
+          reduceLongPieces<T, Sem, true><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo, longs);
+        }
+      }
+      if (!deep) reduceLongPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo, longs);
       const cudaError_t e = cudaGetLastError();
       if (e != cudaSuccess) return cuda_status(e, "launching reduceLongPieces");
     }

@@ -86,6 +86,7 @@ struct RunningFold {
   ColumnWindow<T, Sem> col;  // only acc is used without a window
   int span = 0;
 
+  RunningFold() = default;  // then assigned: arrays of them (reduceNarrowColumns)
   __device__ __forceinline__ explicit RunningFold(std::uint64_t most) {
     if constexpr (kWindow) span = window_span<T>(most);
   }

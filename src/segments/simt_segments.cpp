@@ -68,9 +68,29 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     return dim3(grid != 0 ? grid : static_cast<unsigned>(std::clamp<std::uint64_t>(wanted, 1, 16)));
   };
   if constexpr (Sem::order_free) {
+    bool narrow = false;  // as on the GPU (device_segments.cuh)
+    if constexpr (narrow_columns_v<T, Sem>) {
+      if (plan.columns && narrow_columns_fit<T, Sem>(in, pieces)) {
+        narrow = true;
+        DeviceBytes partials = device_copy(nullptr, 0, kNarrowBlocks * 4 * sizeof(Acc));
+        poison(partials.get(), kNarrowBlocks * 4 * sizeof(Acc));
+        DeviceBytes ticket = device_copy(nullptr, 0, sizeof(unsigned));
+        const auto launch = [&]<unsigned kCols>() {
+          const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
+          cfg.grid = grid_for(std::max<std::uint64_t>(1, vectors / (kNarrowLoads<kCols> * kThreads)));
+          cfg.grid.x = std::min<unsigned>(cfg.grid.x, kNarrowBlocks);
+          cfg.name = "reduceNarrowColumns";
+          rl::launch(reduceNarrowColumns<T, Sem, kCols>, cfg, in, pieces.length, static_cast<Acc*>(partials.get()),
+                     static_cast<unsigned*>(ticket.get()), out, redo);
+        };
+        if (pieces.count == 2) launch.template operator()<2>();
+        else launch.template operator()<4>();
+        if (*static_cast<unsigned*>(ticket.get()) != 0) throw std::logic_error("reduceNarrowColumns left its ticket set");
+      }
+    }
     bool paired = false;  // as on the GPU (device_segments.cuh)
     if constexpr (pair_columns_v<T, Op>) {
-      if (plan.columns && pair_columns_fit<Op>(in, pieces)) {
+      if (plan.columns && !narrow && pair_columns_fit<Op>(in, pieces)) {
         paired = true;
         using P = pair_columns_t<T, Op>;
         DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(typename P::Acc));
@@ -84,7 +104,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
                    reinterpret_cast<typename P::Out*>(out), redo);
       }
     }
-    if (plan.columns && !paired) {
+    if (plan.columns && !paired && !narrow) {
       DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(Acc));
       poison(partials.get(), kColumnJobs * 32 * sizeof(Acc));
       DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
@@ -162,7 +182,14 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     if (plan.long_pieces && !by_warp) {
       cfg.grid = grid_for(pieces.count);
       cfg.name = "reduceLongPieces";
-      rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo, longs);
+      bool deep = false;  // as on the GPU, for one that holds two blocks (or the forced grid)
+      if constexpr (is_exact_pieces<Sem>::value) {
+        if (deep_rows_fit<T, Sem>(pieces, grid != 0 ? grid : 2)) {
+          deep = true;
+          rl::launch(reduceLongPieces<T, Sem, true>, cfg, in, launched, bp, ep, out, redo, longs);
+        }
+      }
+      if (!deep) rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo, longs);
       if (counters[0] != 0 || counters[1] != 0) throw std::logic_error("reduceLongPieces left the long list set");
     }
   } else if (plan.fixed.blocks) {

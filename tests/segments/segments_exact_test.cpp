@@ -422,7 +422,9 @@ void expect_packed_rows() {
 // Rows longer than reduceRowGroups takes (9001 elements: a head, vectors and a tail, the pitch
 // off a vector) go a warp each (reduceWarpRows) when there are at least as many rows as the launch
 // holds warps (on SIMT: 16 at grid 0, 24 at grid 3), and a block each (reduceLongPieces) when
-// fewer: 12 rows take blocks at both grids, 40 rows warps at both. Rows of ordinary values, of a
+// fewer: 12 rows take blocks at both grids, 40 rows warps at both; fewer rows than the blocks
+// held (one row at grids 0 and 3, 12 at grid 16) keep eight loads in flight a thread (the deep
+// reduceLongPieces). Rows of ordinary values, of a
 // narrow range, of values over the whole exponent range (the window gives way to pairs), with an
 // infinity, with a NaN, of signed zeros and of subnormals, and rows a pair cannot hold (summed
 // with digits): sums and means have the CPU backend's bits.
@@ -430,7 +432,7 @@ template <class T>
 void expect_long_rows() {
   using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>;
   constexpr std::uint64_t kCols = 9001, kPitch = 9003;
-  for (const std::uint64_t rows : {std::uint64_t(12), std::uint64_t(40)}) {
+  for (const std::uint64_t rows : {std::uint64_t(1), std::uint64_t(12), std::uint64_t(40)}) {
     std::vector<T> x(rows * kPitch);
     std::uint64_t state = 4242 + rows;
     for (std::uint64_t i = 0; i < x.size(); ++i) {
@@ -463,7 +465,7 @@ void expect_long_rows() {
     const Matrix m{rows, kCols, kPitch};
     const auto want = expected_axis(x, m, 1, op::sum{});
     const auto want_mean = expected_axis(x, m, 1, op::mean{});
-    for (unsigned grid : {0u, 3u}) {
+    for (unsigned grid : {0u, 3u, 16u}) {
       const std::string what = std::string(type_name<T>()) + " " + std::to_string(rows) + " rows, grid " + std::to_string(grid);
       expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid), want, "sum " + what);
       expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid), want_mean, "mean " + what);
@@ -474,6 +476,138 @@ TEST(WarpRows, LongRowsHaveTheCpuBitsAWarpOrABlockEach) {
   expect_long_rows<half>();
   expect_long_rows<bfloat16>();
   expect_long_rows<float>();
+}
+// Long double rows, fewer than the blocks held (eight loads in flight a thread) and not: values
+// over a wide range, a row a pair cannot hold (redone with digits), an infinity, a NaN.
+TEST(WarpRows, LongDoubleRowsHaveTheCpuBitsDeepOrNot) {
+  constexpr std::uint64_t kCols = 20001, kPitch = 20004;
+  for (const std::uint64_t rows : {std::uint64_t(1), std::uint64_t(5)}) {
+    auto x = random_input<double>(rows * kPitch, 77 + rows);
+    for (std::uint64_t i = 0; i < x.size(); i += 97) x[i] = std::ldexp(x[i], static_cast<int>(i % 400) - 200);
+    x[10] = 0x1p900, x[4000] = 1.0, x[4001] = 0x1p-900, x[19000] = -0x1p900;
+    if (rows > 1) x[kPitch + 3] = INFINITY, x[2 * kPitch + 7] = std::nan("");
+    const Matrix m{rows, kCols, kPitch};
+    const auto want = expected_axis(x, m, 1, op::sum{});
+    const auto want_mean = expected_axis(x, m, 1, op::mean{});
+    for (unsigned grid : {0u, 1u, 7u}) {
+      const std::string what = "double " + std::to_string(rows) + " rows, grid " + std::to_string(grid);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid), want, "sum " + what);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid), want_mean, "mean " + what);
+    }
+  }
+}
+
+// A dense matrix of 2 or 4 half columns or 2 float columns is read as one array, each thread
+// keeping every column's sum (reduceNarrowColumns); 3, 8 and 16 columns, bfloat16, a pitch,
+// and a start off a 16-byte boundary take reduceColumns. Variants plant a NaN, infinities
+// of both signs, columns of signed zeros only, and (float, bfloat16) a column whose pair cannot
+// hold it (2^100, 1, 2^-100, -2^100: listed and redone), in rows that leave a tail after the last
+// whole vector; grids 0, 1 and 3.
+template <class T>
+T narrow_value(double v) {
+  return from_double<T>(v);
+}
+template <class T>
+void expect_narrow_columns() {
+  for (const std::uint64_t cols : {2, 3, 4, 8, 16}) {
+    for (const std::uint64_t rows : {1, 2, 301, 20001}) {
+      for (unsigned variant = 0; variant < 5; ++variant) {
+        for (const std::uint64_t pitch : {std::uint64_t(0), cols + 2}) {
+          if (pitch != 0 && variant != 1) continue;
+          const Matrix m{rows, cols, pitch};
+          const std::uint64_t stride = pitch ? pitch : cols, last = rows - 1;
+          auto x = random_input<T>(rows * stride, 300 + cols * 7 + rows + variant);
+          const auto at = [&](std::uint64_t r, std::uint64_t c) -> T& { return x[r * stride + c]; };
+          switch (variant) {
+            case 1: at(rows / 2, cols - 1) = narrow_value<T>(std::nan("")); break;
+            case 2: at(last, 0) = narrow_value<T>(INFINITY), at(0, 1) = narrow_value<T>(-INFINITY); break;
+            case 3:
+              for (std::uint64_t r = 0; r < rows; ++r) at(r, 0) = narrow_value<T>(-0.0), at(r, 1) = narrow_value<T>(r % 2 ? 0.0 : -0.0);
+              break;
+            case 4:
+              if (rows >= 4) {
+                for (std::uint64_t r = 0; r < rows; ++r) at(r, 1) = narrow_value<T>(0.0);
+                const double big = std::is_same_v<T, half> ? 0x1p15 : 0x1p100, tiny = std::is_same_v<T, half> ? 0x1p-20 : 0x1p-100;
+                at(0, 1) = narrow_value<T>(big), at(1, 1) = narrow_value<T>(1.0), at(2, 1) = narrow_value<T>(tiny);
+                at(last, 1) = narrow_value<T>(-big);
+              }
+              break;
+            default: break;
+          }
+          const auto want = expected_axis(x, m, 0, op::sum{});
+          const auto want_mean = expected_axis(x, m, 0, op::mean{});
+          for (unsigned off : {0u, 1u})
+            for (unsigned grid : {0u, 1u, 3u}) {
+              if (off == 1 && grid != 0) continue;
+              const std::string what = type_name<T>() + " " + std::to_string(rows) + "x" + std::to_string(cols) + " pitch " +
+                                       std::to_string(pitch) + " variant " + std::to_string(variant) + " offset " +
+                                       std::to_string(off) + " grid " + std::to_string(grid);
+              expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}, grid, off), want, "sum " + what);
+              expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::mean{}, grid, off), want_mean, "mean " + what);
+            }
+        }
+      }
+    }
+  }
+}
+TEST(NarrowColumns, FewDenseColumnsHaveTheCpuBits) {
+  expect_narrow_columns<half>();
+  expect_narrow_columns<bfloat16>();
+  expect_narrow_columns<float>();
+}
+
+// The narrow columns are read in 16-byte vectors: a warp access per 512 bytes (reduceColumns, a
+// lane per column or two, took one per 64 or 128 bytes).
+TEST(NarrowColumns, AreReadAWarpAccessPer512Bytes) {
+  const std::uint64_t rows = 16384;
+  {
+    const Matrix m{rows, 2, 0};
+    const auto x = random_input<float>(rows * 2, 23);
+    rl::analysis::Counts counts;
+    std::vector<float> got;
+    {
+      rl::analysis::Recorder recorder(detail::kThreads);
+      got = detail::simt_reduce_axis(x.data(), m, 0, op::sum{});
+      counts = recorder.counts();
+    }
+    expect_same(got, expected_axis(x, m, 0, op::sum{}), "float sum, 2 columns");
+    EXPECT_LE(counts.outside.global_accesses + counts.totals.global_accesses, rows * 2 * sizeof(float) / 512 + 256);
+  }
+  for (const std::uint64_t cols : {2, 4}) {
+    const Matrix m{rows, cols, 0};
+    const auto x = random_input<half>(rows * cols, 17 + cols);
+    rl::analysis::Counts counts;
+    std::vector<float> got;
+    {
+      rl::analysis::Recorder recorder(detail::kThreads);
+      got = detail::simt_reduce_axis(x.data(), m, 0, op::sum{});
+      counts = recorder.counts();
+    }
+    expect_same(got, expected_axis(x, m, 0, op::sum{}), "half sum, " + std::to_string(cols) + " columns");
+    const std::uint64_t accesses = counts.outside.global_accesses + counts.totals.global_accesses;
+    EXPECT_LE(accesses, rows * cols * sizeof(half) / 512 + 256) << cols << " columns";
+  }
+}
+
+// Half columns sum in a plain double per thread and column, handed to the pair every 8192
+// elements (below 2^29: every partial sum a multiple of 2^-24 stays a double). At grid 1 a
+// thread takes 12288 elements of each of 2 columns, vector t + 256 i (rows 4 (t + 256 i) + 0..3).
+// Column 0: even threads add 65504 and odd ones -65504 for i < 2560, then thread 0 adds 2^-24:
+// the exact sum is 2^-24, which a double past 2^29 (10240 x 65504) would round away (a tie, to
+// even). Column 1: 65504s and a few 2^-14s.
+TEST(NarrowColumns, LongHalfColumnsHandTheirDoublesOver) {
+  const std::uint64_t rows = 3u << 20, cols = 2;
+  const Matrix m{rows, cols, 0};
+  std::vector<half> x(rows * cols, from_double<half>(0.0));
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    const std::uint64_t k = r / 4, t = k % 256, i = k / 256;
+    if (i < 2560) x[r * cols] = from_double<half>(t % 2 ? -65504.0 : 65504.0);
+    x[r * cols + 1] = from_double<half>(r % 3 == 1 ? -0x1p-14 : 65504.0);
+  }
+  x[4 * (256 * 2560) * cols] = from_double<half>(0x1p-24);
+  const auto want = expected_axis(x, m, 0, op::sum{});
+  ASSERT_EQ(want[0], 0x1p-24f);
+  expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}, 1), want, "half 3x2^20 x 2, grid 1");
 }
 
 TEST(PackedRows, ExactSumsOfRowsInOneVectorHaveTheCpuBits) {

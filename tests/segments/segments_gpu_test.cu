@@ -233,6 +233,35 @@ TYPED_TEST(SegmentsGpuExact, LongRowsAWarpOrABlockEachHaveTheCpuBits) {
   }
 }
 
+// Fewer long rows than the blocks the GPU holds (200 rows of 65539: eight loads in flight a
+// thread at the default grid, four at grids 1 and 7), and the columns of a dense matrix of 2 or
+// 4 half columns or 2 float columns read as one array (a NaN, infinities of both signs, a column
+// of signed zeros and one a pair cannot hold planted; 3 or 8 columns, bfloat16, double and a
+// misaligned start take the column kernel), against the CPU backend.
+TYPED_TEST(SegmentsGpuExact, FewLongRowsAndNarrowColumnsHaveTheCpuBits) {
+  REQUIRE_GPU();
+  using T = TypeParam;
+  const Matrix rows{200, 65539, 0};
+  expect_gpu_axis_has_cpu_bits(input_for<T, op::sum>(rows.rows * rows.cols, 8), rows, 1, op::sum{},
+                               type_name<T>() + " sum 200x65539");
+  for (const Matrix m : {Matrix{1000003, 2, 0}, Matrix{1000003, 4, 0}, Matrix{300001, 8, 0}, Matrix{3001, 3, 0}}) {
+    auto x = input_for<T, op::sum>(m.rows * m.cols, 9 + m.cols);
+    const auto at = [&](std::uint64_t r, std::uint64_t c) -> T& { return x[r * m.cols + c]; };
+    const double big = std::is_same_v<T, half> ? 0x1p15 : 0x1p100, tiny = std::is_same_v<T, half> ? 0x1p-20 : 0x1p-100;
+    at(m.rows / 2, m.cols - 1) = from_double<T>(std::nan(""));
+    at(m.rows - 1, 0) = from_double<T>(INFINITY), at(5, 0) = from_double<T>(-INFINITY);
+    for (std::uint64_t r = 0; r < m.rows; ++r) at(r, 1) = from_double<T>(r % 2 ? 0.0 : -0.0);
+    if (m.cols > 2) {
+      for (std::uint64_t r = 0; r < m.rows; ++r) at(r, 2) = from_double<T>(0.0);
+      at(0, 2) = from_double<T>(big), at(1, 2) = from_double<T>(1.0), at(2, 2) = from_double<T>(tiny);
+      at(m.rows - 1, 2) = from_double<T>(-big);
+    }
+    const std::string what = type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols);
+    expect_gpu_axis_has_cpu_bits(x, m, 0, op::sum{}, "sum " + what);
+    expect_gpu_axis_has_cpu_bits(x, m, 0, op::mean{}, "mean " + what);
+  }
+}
+
 TYPED_TEST(SegmentsGpuExact, PiecesAreTheExactSumsForEveryGrid) {
   REQUIRE_GPU();
   using T = TypeParam;
