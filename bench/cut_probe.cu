@@ -29,11 +29,6 @@ using namespace reducelab;
 using namespace reducelab::detail;
 using Sem = piece_semantics_t<double, op::sum>;
 
-double value_of(std::uint64_t i) {
-  const std::uint64_t h = (i * 0x9E3779B97F4A7C15ull) >> 40;
-  return static_cast<double>(static_cast<std::int64_t>(h % 200001) - 100000) * 0.37;
-}
-
 enum Mode { kPlain, kRow, kLane };
 
 template <unsigned kLanes, unsigned kPer, unsigned kRows, bool kPre, int kMode, int kBlocks>
@@ -286,7 +281,7 @@ void probe(const L2Flush& flush, std::uint64_t cols, int repeats, int sms) {
   const std::uint64_t rows = (std::uint64_t(1) << 28) / cols;
   const std::uint64_t n = rows * cols;
   std::vector<double> h(n);
-  for (std::uint64_t i = 0; i < n; ++i) h[i] = value_of(i);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<double>(i);
   double *x = nullptr, *lib = nullptr, *out = nullptr, *mx = nullptr;
   unsigned long long* missed = nullptr;
   CK(cudaMalloc(&x, n * sizeof(double)));

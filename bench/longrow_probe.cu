@@ -21,14 +21,6 @@ namespace {
 using namespace reducelab;
 using namespace reducelab::detail;
 
-template <class T>
-T value_of(std::uint64_t i) {
-  const std::uint64_t h = (i * 0x9E3779B97F4A7C15ull) >> 40;
-  const double v = static_cast<double>(static_cast<std::int64_t>(h % 200001) - 100000) * 0.37;
-  if constexpr (std::is_same_v<T, reducelab::half>) return to_half(static_cast<float>(v * 1e-3));
-  else return static_cast<T>(v);
-}
-
 // A warp a row: each warp folds rows w, w + (warps in the grid), ... with warp_fold_free.
 template <class T, class Sem, int kBlocks>
 __global__ void __launch_bounds__(256, kBlocks)
@@ -68,7 +60,7 @@ template <class T>
 void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::uint64_t cols, const char* name) {
   const std::uint64_t n = rows * cols;
   std::vector<T> h(n);
-  for (std::uint64_t i = 0; i < n; ++i) h[i] = value_of<T>(i);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
   T* x = nullptr;
   float *lib = nullptr, *out = nullptr;
   unsigned long long* redo = nullptr;

@@ -23,14 +23,6 @@ namespace {
 using namespace reducelab;
 using namespace reducelab::detail;
 
-template <class T>
-T value_of(std::uint64_t i) {
-  const std::uint64_t h = (i * 0x9E3779B97F4A7C15ull) >> 40;
-  const double v = static_cast<double>(static_cast<std::int64_t>(h % 200001) - 100000) * 0.37;
-  if constexpr (std::is_same_v<T, reducelab::half>) return to_half(static_cast<float>(v * 1e-3));
-  else return static_cast<T>(v);
-}
-
 void check(Status st) {
   if (!st) {
     std::fprintf(stderr, "%s\n", st.message().c_str());
@@ -118,7 +110,7 @@ template <class T, unsigned kCols>
 void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, const char* name) {
   const std::uint64_t n = rows * kCols;
   std::vector<T> h(n);
-  for (std::uint64_t i = 0; i < n; ++i) h[i] = value_of<T>(i);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
   T* x = nullptr;
   float* lib = nullptr;
   Bufs b;

@@ -1,17 +1,20 @@
 #pragma once
-// What the developer probes (midn_probe, exact_probe, free_probe, floor_probe) share: a checked
-// CUDA call that exits with the failing expression, the bench's read kernel, and the cold timing of
-// `reducelab bench`: each call queued behind a read of twice the L2, timed with CUDA events, the
-// median of `repeats` after warm-ups.
+// What the developer probes share: a checked CUDA call that exits with the failing expression,
+// the bench's read kernel, the cold timing of `reducelab bench` (each call queued behind a read of
+// twice the L2, timed with CUDA events, the median of `repeats` after warm-ups), and the input
+// the probes of axes fill their matrices with (probe_value).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "lab/read_kernels.cuh"
+#include "reducelab/types.hpp"
 
 #define CK(x)                                                                                                  \
   do {                                                                                                         \
@@ -27,6 +30,16 @@ __global__ void flush_read(const int4* p, std::size_t n, int* sink) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
     acc ^= __ldg(p + i).x;
   if (acc == 0x7fffffff) *sink = acc;
+}
+
+// The probes' input: element i of a fixed pseudo-random sequence of multiples of 0.37 in
+// [-37000, 37000] (halves: a thousandth of that), the same in every probe and run.
+template <class T>
+T probe_value(std::uint64_t i) {
+  const std::uint64_t h = (i * 0x9E3779B97F4A7C15ull) >> 40;
+  const double v = static_cast<double>(static_cast<std::int64_t>(h % 200001) - 100000) * 0.37;
+  if constexpr (std::is_same_v<T, reducelab::half>) return reducelab::to_half(static_cast<float>(v * 1e-3));
+  else return static_cast<T>(v);
 }
 
 // The bench's read kernel (lab/read_kernels.cuh): what one read costs, beside the reductions the

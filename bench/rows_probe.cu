@@ -24,14 +24,6 @@ using namespace reducelab;
 using namespace reducelab::detail;
 
 template <class T>
-T value_of(std::uint64_t i) {
-  const std::uint64_t h = (i * 0x9E3779B97F4A7C15ull) >> 40;
-  const double v = static_cast<double>(static_cast<std::int64_t>(h % 200001) - 100000) * 0.37;
-  if constexpr (std::is_same_v<T, reducelab::half>) return to_half(static_cast<float>(v * 1e-3));
-  else return static_cast<T>(v);
-}
-
-template <class T>
 const char* name_of() {
   if constexpr (std::is_same_v<T, int>) return "int32";
   else if constexpr (std::is_same_v<T, float>) return "float";
@@ -46,7 +38,7 @@ void probe(const L2Flush& flush, std::uint64_t rows, std::uint64_t cols, int rep
   const Matrix m{rows, cols, 0};
   const std::uint64_t n = rows * cols;
   std::vector<T> h(n);
-  for (std::uint64_t i = 0; i < n; ++i) h[i] = value_of<T>(i);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
   T* x = nullptr;
   R *lib = nullptr, *out = nullptr;
   unsigned long long* redo = nullptr;

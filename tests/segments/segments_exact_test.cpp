@@ -497,6 +497,16 @@ TEST(WarpRows, LongDoubleRowsHaveTheCpuBitsDeepOrNot) {
   }
 }
 
+// reduce_axis on the SIMT backend under the recorder: the results in *got, and what the kernels'
+// global accesses counted.
+template <class T, class Op>
+rl::analysis::Counts recorded_axis(const std::vector<T>& x, Matrix m, int axis, Op op,
+                                   std::vector<result_t<T, Op>>* got) {
+  rl::analysis::Recorder recorder(detail::kThreads);
+  *got = detail::simt_reduce_axis(x.data(), m, axis, op);
+  return recorder.counts();
+}
+
 // A dense matrix of 2 or 4 half columns or 2 float columns is read as one array, each thread
 // keeping every column's sum (reduceNarrowColumns); 3, 8 and 16 columns, bfloat16, a pitch,
 // and a start off a 16-byte boundary take reduceColumns. Variants plant a NaN, infinities
@@ -563,26 +573,16 @@ TEST(NarrowColumns, AreReadAWarpAccessPer512Bytes) {
   {
     const Matrix m{rows, 2, 0};
     const auto x = random_input<float>(rows * 2, 23);
-    rl::analysis::Counts counts;
     std::vector<float> got;
-    {
-      rl::analysis::Recorder recorder(detail::kThreads);
-      got = detail::simt_reduce_axis(x.data(), m, 0, op::sum{});
-      counts = recorder.counts();
-    }
+    const auto counts = recorded_axis(x, m, 0, op::sum{}, &got);
     expect_same(got, expected_axis(x, m, 0, op::sum{}), "float sum, 2 columns");
     EXPECT_LE(counts.outside.global_accesses + counts.totals.global_accesses, rows * 2 * sizeof(float) / 512 + 256);
   }
   for (const std::uint64_t cols : {2, 4}) {
     const Matrix m{rows, cols, 0};
     const auto x = random_input<half>(rows * cols, 17 + cols);
-    rl::analysis::Counts counts;
     std::vector<float> got;
-    {
-      rl::analysis::Recorder recorder(detail::kThreads);
-      got = detail::simt_reduce_axis(x.data(), m, 0, op::sum{});
-      counts = recorder.counts();
-    }
+    const auto counts = recorded_axis(x, m, 0, op::sum{}, &got);
     expect_same(got, expected_axis(x, m, 0, op::sum{}), "half sum, " + std::to_string(cols) + " columns");
     const std::uint64_t accesses = counts.outside.global_accesses + counts.totals.global_accesses;
     EXPECT_LE(accesses, rows * cols * sizeof(half) / 512 + 256) << cols << " columns";
@@ -622,13 +622,8 @@ TEST(PackedRows, RowsOfFourHalvesTakeOneWarpAccessPer512Bytes) {
   // The exact sum and, like every order-free operation, the max (not reduceRowGroups' 8-byte load
   // per row and lane, one warp access per 256 bytes).
   auto check = [&](auto op, const char* name) {
-    rl::analysis::Counts counts;
     std::vector<result_t<half, decltype(op)>> got;
-    {
-      rl::analysis::Recorder recorder(detail::kThreads);
-      got = detail::simt_reduce_axis(x.data(), m, 1, op);
-      counts = recorder.counts();
-    }
+    const auto counts = recorded_axis(x, m, 1, op, &got);
     expect_same(got, expected_axis(x, m, 1, op), std::string("half ") + name + ", 4 columns");
     const std::uint64_t accesses = counts.outside.global_accesses + counts.totals.global_accesses;
     // Loads: a warp's 32 vectors (512 bytes, 64 rows) at once; stores: one per warp and row of a vector.
@@ -649,13 +644,8 @@ TEST(RowGroups, ShortRowsAreReadCoalesced) {
     const std::uint64_t rows = cols == 256 ? 512 : 4096;
     const Matrix m{rows, cols, 0};
     const auto x = random_input<float>(rows * cols, 4 + cols);
-    rl::analysis::Counts counts;
     std::vector<float> got;
-    {
-      rl::analysis::Recorder recorder(detail::kThreads);
-      got = detail::simt_reduce_axis(x.data(), m, 1, op::sum{});
-      counts = recorder.counts();
-    }
+    const auto counts = recorded_axis(x, m, 1, op::sum{}, &got);
     const std::string what = "float sum, " + std::to_string(cols) + " columns";
     expect_same(got, expected_axis(x, m, 1, op::sum{}), what);
     const std::uint64_t input_bytes = rows * cols * sizeof(float);
