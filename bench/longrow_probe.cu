@@ -1,8 +1,8 @@
 // longrow_probe: exact sums along long matrix rows (reduce_axis, axis 1; rows longer than the
 // row-group kernel takes, which reduceLongPieces sums a block each) against a warp a row (the
 // segment warps' fold, warp_fold_free), on device 0, cold (behind an L2 flush), median of R.
-// 16384 x 16384 half and float sums, 2^13 x 2^15 half sums; every row of the warp kernel
-// compared bit for bit with reduce_axis's.
+// 16384 x 16384 half, float and double sums, 2^13 x 2^15 half and double sums, 2^15 x 2^13
+// double sums; every row of the warp kernel compared bit for bit with reduce_axis's.
 //   longrow_probe [repeats=10]
 #include <cuda_runtime.h>
 
@@ -33,9 +33,9 @@ __global__ void __launch_bounds__(256, kBlocks)
   }
 }
 
-template <class T, int kBlocks>
+template <class T, int kBlocks, class R = result_t<T, op::sum>>
 void variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t rows, std::uint64_t cols,
-             const std::vector<float>& want, float* out, unsigned long long* redo) {
+             const std::vector<R>& want, R* out, unsigned long long* redo) {
   using Sem = piece_semantics_t<T, op::sum>;
   auto k = warp_rows<T, Sem, kBlocks>;
   int per_sm = 0;
@@ -43,16 +43,16 @@ void variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64
   cudaFuncAttributes attr;
   CK(cudaFuncGetAttributes(&attr, k));
   const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>((rows + 7) / 8, std::uint64_t(per_sm) * sms));
-  CK(cudaMemset(out, 0xff, rows * sizeof(float)));
+  CK(cudaMemset(out, 0xff, rows * sizeof(R)));
   CK(cudaMemset(redo, 0, 16));
   const float us = cold_us(flush, [&] { k<<<grid, 256>>>(x, rows, cols, out, redo); }, repeats);
   CK(cudaGetLastError());
-  std::vector<float> got(rows);
-  CK(cudaMemcpy(got.data(), out, rows * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<R> got(rows);
+  CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
   const double bytes = double(rows) * cols * sizeof(T);
   std::printf("  warp a row, %d blocks/SM asked: %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM, grid %u%s\n", kBlocks,
               us, bytes / (us * 1e3), attr.numRegs, attr.localSizeBytes, per_sm, grid,
-              std::memcmp(got.data(), want.data(), rows * sizeof(float)) == 0 ? "  bits equal" : "  BITS DIFFER");
+              std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
   std::fflush(stdout);
 }
 
@@ -61,12 +61,13 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::
   const std::uint64_t n = rows * cols;
   std::vector<T> h(n);
   for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
+  using R = result_t<T, op::sum>;
   T* x = nullptr;
-  float *lib = nullptr, *out = nullptr;
+  R *lib = nullptr, *out = nullptr;
   unsigned long long* redo = nullptr;
   CK(cudaMalloc(&x, n * sizeof(T)));
-  CK(cudaMalloc(&lib, rows * sizeof(float)));
-  CK(cudaMalloc(&out, rows * sizeof(float)));
+  CK(cudaMalloc(&lib, rows * sizeof(R)));
+  CK(cudaMalloc(&out, rows * sizeof(R)));
   CK(cudaMalloc(&redo, 1 << 20));
   CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
   auto check = [](Status st) {
@@ -78,8 +79,8 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::
   const Matrix m{rows, cols, 0};
   const float lib_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::sum{}, lib, nullptr, {})); }, repeats);
   const float max_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::max{}, reinterpret_cast<T*>(out), nullptr, {})); }, repeats);
-  std::vector<float> want(rows);
-  CK(cudaMemcpy(want.data(), lib, rows * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<R> want(rows);
+  CK(cudaMemcpy(want.data(), lib, rows * sizeof(R), cudaMemcpyDeviceToHost));
   const double bytes = double(n) * sizeof(T);
   std::printf("%llu x %llu %s: reduce_axis sum %.1f us (%.0f GB/s), max %.1f us\n", static_cast<unsigned long long>(rows),
               static_cast<unsigned long long>(cols), name, lib_us, bytes / (lib_us * 1e3), max_us);
@@ -100,6 +101,9 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s; exact sums along long rows, cold, median of %d\n", prop.name, repeats);
   L2Flush flush(prop);
+  probe<double>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "double");
+  probe<double>(flush, repeats, prop.multiProcessorCount, 32768, 8192, "double");
+  probe<double>(flush, repeats, prop.multiProcessorCount, 8192, 32768, "double");
   probe<reducelab::half>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "half");
   probe<float>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "float");
   probe<reducelab::half>(flush, repeats, prop.multiProcessorCount, 8192, 32768, "half");

@@ -21,8 +21,8 @@
 //                      sums, and the order-free operations that are not exact sums.
 //   reduceLongPieces   longer rows and segments: a block each (few rows of exact sums: eight
 //                      loads in flight a thread).
-//   reduceWarpRows     longer rows (up to 64 KiB) of exact float, half and bfloat16 sums and
-//                      means, when there are at least as many as the GPU holds warps: a warp each.
+//   reduceWarpRows     longer rows (up to 64 KiB, doubles 128 KiB) of exact sums and means,
+//                      when there are at least as many as the GPU holds warps: a warp each.
 //   reduceSegmentGroups  segments of up to a tile: a warp per group of up to 32 neighbouring
 //                      short segments, read as one contiguous range (agent_segment_groups.cuh).
 //   reduceSegmentWarps the groups it leaves (longer or scattered segments): a warp per segment;
@@ -1610,28 +1610,30 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 
-// ---- Long rows of exact float, half and bfloat16 sums, a warp each -----------------------------
+// ---- Long rows of exact sums, a warp each -------------------------------------------------------
 // reduceLongPieces folds a row with its whole block, and each row ends with a block fold and a
 // pair merge per thread: for rows of 16384 halves that is 64 elements a thread between two such
 // ends, and the ends cost as much as the elements (16384 x 16384 half sums at 60 % of the read
 // ceiling, 14 warp instructions per element under Nsight Compute, H200). When there are at least
 // as many rows as warps the GPU holds, a warp takes a row (warp_fold_free: 512 elements a lane
 // for rows of 16384) and the rows' ends are a warp fold. H200, cold, both builds in one call:
-// 16384 x 16384 half sums 199.7 -> 137.7 us, float sums 285.9 -> 249.8, the bits the same
-// (docs/performance.md).
+// 16384 x 16384 half sums 199.7 -> 137.7 us, float sums 285.9 -> 249.8, the bits the same; double
+// sums (bench/longrow_probe, the probe's launch against reduce_axis): 32768 x 8192 589.6 -> 481.1,
+// 16384 x 16384 510.0 -> 501.6 (docs/performance.md).
 template <class T, class Sem>
-inline constexpr bool warp_rows_v = window_sums_v<T, Sem>;
+inline constexpr bool warp_rows_v = is_exact_pieces<Sem>::value;
 
 // Whether reduceWarpRows takes a call's long pieces instead of reduceLongPieces: rows of a
-// matrix of up to kWarpRowBytes, at least `warps` of them (the warps a launch holds at once).
-// Longer rows spread a block's ends over enough elements: 8192 x 32768 float sums (128 KiB rows)
-// went 264.3 -> 275.5 us a warp a row (H200), while half sums of the same shape (64 KiB rows)
-// went 160.5 -> 144.0.
+// matrix of up to kWarpRowBytes (twice that for doubles), at least `warps` of them (the warps a
+// launch holds at once). Longer rows spread a block's ends over enough elements: 8192 x 32768
+// float sums (128 KiB rows) went 264.3 -> 275.5 us a warp a row (H200), while half sums of the
+// same shape (64 KiB rows) went 160.5 -> 144.0; double sums of 8192 x 32768 (256 KiB rows)
+// 483.5 -> 506.8, of 16384 x 16384 (128 KiB) 510.0 -> 501.6.
 inline constexpr std::uint64_t kWarpRowBytes = 65536;
 template <class T, class Sem>
 inline bool warp_rows_fit(const Pieces& p, std::uint64_t warps) {
-  return warp_rows_v<T, Sem> && !p.offsets && p.stride == 1 && p.length * sizeof(T) <= kWarpRowBytes &&
-         p.count >= warps;
+  const std::uint64_t most = std::is_same_v<T, double> ? 2 * kWarpRowBytes : kWarpRowBytes;
+  return warp_rows_v<T, Sem> && !p.offsets && p.stride == 1 && p.length * sizeof(T) <= most && p.count >= warps;
 }
 
 // Launch with kThreads threads and any grid: warp w of the grid sums rows w, w + (warps in the

@@ -477,14 +477,17 @@ TEST(WarpRows, LongRowsHaveTheCpuBitsAWarpOrABlockEach) {
   expect_long_rows<bfloat16>();
   expect_long_rows<float>();
 }
-// Long double rows, fewer than the blocks held (eight loads in flight a thread) and not: values
-// over a wide range, a row a pair cannot hold (redone with digits), an infinity, a NaN.
-TEST(WarpRows, LongDoubleRowsHaveTheCpuBitsDeepOrNot) {
-  constexpr std::uint64_t kCols = 20001, kPitch = 20004;
-  for (const std::uint64_t rows : {std::uint64_t(1), std::uint64_t(5)}) {
+// Long double rows (9001 elements, 72 KB: a warp each when there are at least as many rows as
+// the launch holds warps) a warp each (40 rows at grids 0 and 1), a block each (5 rows at grid 0,
+// 40 at grid 7) and a block each with eight loads in flight a thread (fewer rows than blocks:
+// 1 row at grids 0 and 7, 5 at grid 7): values over a wide range, a row a pair cannot hold
+// (redone with digits), an infinity, a NaN.
+TEST(WarpRows, LongDoubleRowsHaveTheCpuBitsAWarpOrABlockEach) {
+  constexpr std::uint64_t kCols = 9001, kPitch = 9004;
+  for (const std::uint64_t rows : {std::uint64_t(1), std::uint64_t(5), std::uint64_t(40)}) {
     auto x = random_input<double>(rows * kPitch, 77 + rows);
     for (std::uint64_t i = 0; i < x.size(); i += 97) x[i] = std::ldexp(x[i], static_cast<int>(i % 400) - 200);
-    x[10] = 0x1p900, x[4000] = 1.0, x[4001] = 0x1p-900, x[19000] = -0x1p900;
+    x[10] = 0x1p900, x[4000] = 1.0, x[4001] = 0x1p-900, x[9000] = -0x1p900;
     if (rows > 1) x[kPitch + 3] = INFINITY, x[2 * kPitch + 7] = std::nan("");
     const Matrix m{rows, kCols, kPitch};
     const auto want = expected_axis(x, m, 1, op::sum{});

@@ -220,8 +220,7 @@ void expect_cases(const std::vector<R>& got, const PieceCases<T>& p, bool means,
 
 // Rows longer than the row-group kernel takes, exact sums and means: a block a row (70 rows at the
 // default grid) and a warp a row (reduceWarpRows: 70 rows at grids 1 and 7, and 4096 rows, more
-// than the GPU holds warps, at the default grid), against the CPU backend; double rows take a
-// block each.
+// than the GPU holds warps, at the default grid), against the CPU backend.
 TYPED_TEST(SegmentsGpuExact, LongRowsAWarpOrABlockEachHaveTheCpuBits) {
   REQUIRE_GPU();
   using T = TypeParam;
