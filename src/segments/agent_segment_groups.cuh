@@ -28,8 +28,8 @@
 // scan cost more than they save: docs/performance.md), are left to reduceSegmentWarps, launched
 // next, which reads each group's offsets again and takes its segments one at a time
 // (warp_fold_free, four 16-byte loads in flight per lane) with few registers, so many warps.
-// With few segments (groups of one or two) reduceSegmentWarps runs alone, a warp per segment in
-// blocks the GPU starts as others end (segment_warps_shape).
+// With few segments (groups of one or two) reduceSegmentsWarpEach runs alone instead, a warp per
+// segment in blocks the GPU starts as others end (segment_warps_shape).
 // Segments longer than a tile are left to reduceLongPieces (a block each) and count as empty
 // here: the warp that reads their offsets lists them (LongList), so that kernel need not read
 // every segment's offsets again.
@@ -114,23 +114,23 @@ __device__ __forceinline__ void load_group_offsets(rl::gmem<const std::int64_t> 
   if (lane < group && p < count) *b = begin[p], *e = end[p];
 }
 
-// Threads a block of reduceSegmentWarps has when it takes a group per warp (segment_warps_shape).
+// Threads a block of reduceSegmentsWarpEach has.
 inline constexpr unsigned kSegmentWarpThreads = 64;
 
-// How reduceSegmentWarps is launched over `count` segments. With groups of one or two segments
-// (segment_group_size: few segments, so mostly long ones) it runs alone, a segment a group, without
-// reduceSegmentGroups (whose warps would each read one segment's offsets with one lane, a
-// dependent load at a time, before this kernel could start), a warp per group in blocks of two
-// warps (`grid` of them), which the GPU starts as others end, so that segments of uneven lengths
-// (1 to 4096 elements, say) do not leave a tail of warps that drew more than their share.
-// Otherwise it follows reduceSegmentGroups in blocks of kThreads, each warp looping over groups,
-// with a grid the launcher sizes as for that kernel (`blocks` at most). A forced grid (tests)
-// keeps the second way.
+// How the segments no reduceSegmentGroups round takes are launched over `count` segments. With
+// groups of one or two segments (segment_group_size: few segments, so mostly long ones)
+// reduceSegmentsWarpEach runs alone, a warp per segment, without reduceSegmentGroups (whose warps
+// would each read one segment's offsets with one lane, a dependent load at a time, before the
+// segments' loads could start), in blocks of two warps (`grid` of them), which the GPU starts as
+// others end, so that segments of uneven lengths (1 to 4096 elements, say) do not leave a tail
+// of warps that drew more than their share. Otherwise reduceSegmentWarps follows
+// reduceSegmentGroups in blocks of kThreads, each warp looping over groups, with a grid the
+// launcher sizes as for that kernel (`blocks` at most). A forced grid (tests) keeps the second way.
 struct SegmentWarpsShape {
   unsigned group = 1;  // segments a group
   std::uint64_t groups = 0;
   std::uint64_t blocks = 1;  // blocks of kThreads that have a group for every warp
-  bool alone = false;        // no reduceSegmentGroups before it
+  bool alone = false;        // reduceSegmentsWarpEach, no reduceSegmentGroups before it
   unsigned grid = 0, threads = kThreads;  // alone
 };
 // `group`: segment_group_size's (or a test's); groups of two count as few segments too.
@@ -148,48 +148,63 @@ inline SegmentWarpsShape segment_warps_shape(std::uint64_t count, unsigned group
   return s;
 }
 
-// Launch with kThreads or fewer threads (a multiple of 32) and any grid (launch_kernel: it may
-// start while the kernel before it runs): warp k of the grid takes groups k, k + (warps in the
-// grid), ... of `group` segments and reduces, a segment at a time with the whole warp, those of
-// the groups reduceSegmentGroups, launched just before it, leaves (not one contiguous range, or
-// long segments on average), or with `alone` every segment of up to a tile, writing the empty
-// ones and listing the longer ones as reduceSegmentGroups would. Few registers, so many warps,
-// as these segments want.
+// Launch with kThreads threads and any grid (launch_kernel: it may start while
+// reduceSegmentGroups, launched just before it, runs): warp k of the grid takes groups k, k +
+// (warps in the grid), ... of `group` segments and reduces, a segment at a time with the whole
+// warp, those of the groups reduceSegmentGroups leaves (not one contiguous range, or long
+// segments on average). Few registers, so many warps, as these segments want.
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceSegmentWarps(rl::gmem<const T> input, std::uint64_t count, unsigned group,
                        rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,
-                       rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo, LongList longs,
-                       bool alone) {
-  // Alone, it follows whatever wrote the input: it waits for that before it reads.
-  if (alone) wait_for_producer();
-  const unsigned per_block = blockDim.x / 32;
-  const std::uint64_t warps = std::uint64_t(gridDim.x) * per_block;
+                       rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
   const std::uint64_t groups = (count + group - 1) / group;
-  for (std::uint64_t g = std::uint64_t(blockIdx.x) * per_block + threadIdx.x / 32; g < groups; g += warps) {
+  for (std::uint64_t g = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32; g < groups; g += warps) {
     std::int64_t b = 0, e = 0;
     load_group_offsets(begin, end, count, group, g, &b, &e);
     const GroupOffsets o = group_offsets<T>(b, e);
-    if (!alone && (o.rounds || o.total == 0)) continue;  // the same for the whole warp
+    if (o.rounds || o.total == 0) continue;  // the same for the whole warp
     for (unsigned i = 0; i < group && g * group + i < count; ++i) {
       const std::uint64_t li = __shfl_sync(kFullMask, o.len, i), fi = __shfl_sync(kFullMask, o.first, i);
-      if (alone) {
-        const std::uint64_t length = __shfl_sync(kFullMask, o.length, i);
-        if (li == 0 && threadIdx.x % 32 == 0) {
-          if (length == 0) store_piece<Sem>(output, g * group + i, Sem::identity(), 0, redo);
-          else longs.add(g * group + i);  // longer than a tile: reduceLongPieces'
-        }
-      }
-      if (li == 0) continue;
-      const rl::gmem<const T> x = input + fi;
-      const typename Sem::Acc v = warp_fold_free<T, Sem>(x, li);
+      if (li == 0) continue;  // written or listed by reduceSegmentGroups
+      const typename Sem::Acc v = warp_fold_free<T, Sem>(input + fi, li);
       if (threadIdx.x % 32 == 0) store_piece<Sem>(output, g * group + i, v, li, redo);
     }
   }
   // Launched to overlap reduceSegmentGroups (whose groups and outputs are disjoint from these),
   // it ends only after that kernel has (the launch after it reads the long list): its last block
   // waits for it, so that the blocks that end early make room for others.
-  if (!alone && blockIdx.x == gridDim.x - 1) wait_for_producer();
+  if (blockIdx.x == gridDim.x - 1) wait_for_producer();
+}
+
+// Launch with kSegmentWarpThreads threads (or another multiple of 32) and any grid
+// (launch_kernel: it may start while the kernel before it runs, and waits for that kernel before
+// it reads): warp k of the grid takes segments k, k + (warps in the grid), ..., writes the empty
+// ones, lists those longer than a tile for reduceLongPieces and reduces the others with the whole
+// warp. Every lane reads the segment's offsets (one request), so a warp's first input loads wait
+// on one dependent load; and the kernel holds nothing else, so many warps fit.
+template <class T, class Sem>
+__global__ void __launch_bounds__(kSegmentWarpThreads)
+    reduceSegmentsWarpEach(rl::gmem<const T> input, std::uint64_t count, rl::gmem<const std::int64_t> begin,
+                           rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
+                           rl::gmem<unsigned long long> redo, LongList longs) {
+  wait_for_producer();
+  const unsigned per_block = blockDim.x / 32, lane = threadIdx.x % 32;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * per_block;
+  for (std::uint64_t p = std::uint64_t(blockIdx.x) * per_block + threadIdx.x / 32; p < count; p += warps) {
+    const std::int64_t b = begin[p], e = end[p];
+    const std::uint64_t length = segment_length(b, e);
+    if (length == 0 || length > Shape<T>::kTile) {  // the same for the whole warp
+      if (lane == 0) {
+        if (length == 0) store_piece<Sem>(output, p, Sem::identity(), 0, redo);
+        else longs.add(p);  // longer than a tile: reduceLongPieces'
+      }
+      continue;
+    }
+    const typename Sem::Acc v = warp_fold_free<T, Sem>(input + b, length);
+    if (lane == 0) store_piece<Sem>(output, p, v, length, redo);
+  }
 }
 
 // Launch with kThreads threads and any grid; warp k of the grid takes groups k, k + (warps in the

@@ -21,12 +21,13 @@
 //                      sums, and the order-free operations that are not exact sums.
 //   reduceLongPieces   longer rows and segments: a block each (few rows of exact sums: eight
 //                      loads in flight a thread).
-//   reduceWarpRows     longer rows (up to 64 KiB, doubles 128 KiB) of exact sums and means,
-//                      when there are at least as many as the GPU holds warps: a warp each.
+//   reduceWarpRows     longer rows (up to 64 KiB, doubles 128 KiB; float, half and bfloat16
+//                      rows of more than 1024 elements) of exact sums and means, when there
+//                      are at least as many as the GPU holds warps: a warp each.
 //   reduceSegmentGroups  segments of up to a tile: a warp per group of up to 32 neighbouring
 //                      short segments, read as one contiguous range (agent_segment_groups.cuh).
-//   reduceSegmentWarps the groups it leaves (longer or scattered segments): a warp per segment;
-//                      alone (a warp per segment, in small blocks) when there are few segments.
+//   reduceSegmentWarps the groups it leaves (longer or scattered segments): a warp per segment.
+//   reduceSegmentsWarpEach  few segments (no reduceSegmentGroups): a warp each, in small blocks.
 //   reduceRedoPieces   exact sums only: the pieces whose pair lost part of the sum, with digits.
 // The fixed order (order-free operations take the first too, for matrix pieces of at most one
 // vector):
@@ -177,10 +178,11 @@ __host__ __device__ constexpr std::uint64_t contiguous_share(std::uint64_t n, st
 // one is `lane`), each folding into `run`. The elements before x's first 16-byte boundary go one
 // to a thread, then 16-byte vectors, kIn loads in flight per thread, then the rest one to a
 // thread: a segment that starts anywhere keeps the vector loads (element by element, a warp has a
-// quarter of a float piece's bytes in flight). Any order gives these operations' bits.
-template <class T, class Sem, unsigned kIn = 4>
-__device__ __forceinline__ void fold_contiguous(RunningFold<T, Sem>& run, rl::gmem<const T> x, std::uint64_t n,
-                                                unsigned lanes, unsigned lane) {
+// quarter of a float piece's bytes in flight). Any order gives these operations' bits. `run` is
+// a RunningFold, or a WindowFold or PairFold (exact_pieces.cuh).
+template <class T, unsigned kIn = 4, class Fold>
+__device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
+                                                unsigned lane) {
   constexpr unsigned kVec = Shape<T>::kVec;
   const std::uint64_t head = std::min<std::uint64_t>(n, (16 - misalignment16(x)) % 16 / sizeof(T));
   for (std::uint64_t e = lane; e < head; e += lanes) run.take_one(x[e], e);
@@ -194,6 +196,7 @@ __device__ __forceinline__ void fold_contiguous(RunningFold<T, Sem>& run, rl::gm
 #pragma unroll
     for (unsigned u = 0; u < kIn; ++u)
       run.template take<kVec>(v[u].v, [&](unsigned j) { return head + (k + u * lanes) * kVec + j; });
+    if constexpr (requires { run.settle(); }) run.settle();  // a WindowFold's window: a round at most
   }
   for (; k < vectors; k += lanes) {
     const Vec<T> v = load_vec(body, k * kVec);
@@ -204,12 +207,31 @@ __device__ __forceinline__ void fold_contiguous(RunningFold<T, Sem>& run, rl::gm
 
 // An order-free operation over a contiguous piece of n elements (segments of up to a tile, long
 // rows in reduceWarpRows), by one warp (fold_contiguous), then a warp fold. The whole warp must
-// call it.
+// call it. Exact sums of float, half and bfloat16 fold each lane's elements in plain double
+// windows of a round of loads each, settled into a pair (WindowFold), and a lane with a window
+// that does not vouch for its sum folds them again with pairs, a load in flight (rare, and few
+// registers for it); against RunningFold, with the kernel below, segments of 1 to 4096 floats
+// took 107.2 -> 78.6 us on an H200, halves 92.9 -> 70.3 us (docs/performance.md).
 template <class T, class Sem>
 __device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n) {
-  RunningFold<T, Sem> run(contiguous_share<T>(n, 32));
-  fold_contiguous<T, Sem>(run, x, n, 32, threadIdx.x % 32);
-  return warp_fold<Sem>(run.result());
+  const unsigned lane = threadIdx.x % 32;
+  if constexpr (window_sums_v<T, Sem>) {
+    constexpr unsigned kIn = 4;
+    WindowFold<T> w(kIn * Shape<T>::kVec + 2);  // a round, and a head or tail element
+    fold_contiguous<T, kIn>(w, x, n, 32, lane);
+    w.settle();
+    typename Sem::Acc mine{w.a, w.b};
+    if (!w.exact) {
+      PairFold<T, Sem> p;
+      fold_contiguous<T, 1>(p, x, n, 32, lane);
+      mine = p.acc;
+    }
+    return warp_fold<Sem>(mine);
+  } else {
+    RunningFold<T, Sem> run(contiguous_share<T>(n, 32));
+    fold_contiguous<T>(run, x, n, 32, lane);
+    return warp_fold<Sem>(run.result());
+  }
 }
 
 // Writes the result of piece p, whose one element is x. A finite floating-point element is its
@@ -939,9 +961,9 @@ inline unsigned free_row_lanes(std::uint64_t length) {
 // Whether reduceRowGroups takes this call: an order-free operation over contiguous matrix
 // pieces of at most 8 KiB, and exact float, half and bfloat16 sums over rows of at most 8192
 // elements (the window sums rows of 32 KiB floats or 16 KiB halves faster here than a block per
-// row does). Longer rows read faster a block each (reduceLongPieces): a warp per row of 16384
-// halves kept four vectors per lane in flight and ran at 33-41 % of the read ceiling (H200,
-// docs/performance.md).
+// row does). Longer rows read faster a block each (reduceLongPieces) or a warp each
+// (reduceWarpRows, when there are enough of them), and so do window rows of more than 1024
+// elements when there are enough (prefer_warp_rows, decided at launch; docs/performance.md).
 inline constexpr std::uint64_t kRowGroupBytes = 8192;
 inline constexpr std::uint64_t kRowGroupWindowElements = 8192;
 template <class T, class Sem>
@@ -1584,7 +1606,7 @@ __global__ void __launch_bounds__(kThreads)
     Acc acc;
     if (pieces.stride == 1) {
       RunningFold<T, Sem> run(contiguous_share<T>(length, kThreads));
-      fold_contiguous<T, Sem, kDeep ? 8 : 4>(run, x, length, kThreads, threadIdx.x);
+      fold_contiguous<T, kDeep ? 8 : 4>(run, x, length, kThreads, threadIdx.x);
       acc = run.result();
     } else {
       RunningFold<T, Sem> run(length / kThreads + 1);  // the most one thread takes
@@ -1666,7 +1688,7 @@ struct PiecePlan {
   bool cut_rows = false;     // reduceCutRows, `lanes` lanes per row
   unsigned lanes = 1;
   bool long_pieces = false;  // reduceLongPieces
-  bool segment_groups = false;  // reduceSegmentGroups, then reduceSegmentWarps
+  bool segment_groups = false;  // reduceSegmentGroups, then reduceSegmentWarps (or reduceSegmentsWarpEach alone)
   PieceKernels fixed;        // reduceTinyPieces / reduceShortPieces / reduceSegments
 };
 template <class T, class Sem>
@@ -1708,6 +1730,21 @@ inline PiecePlan plan_pieces(Pieces* p) {
   }
   plan.fixed = piece_kernels<T>(p);
   return plan;
+}
+
+// Exact float, half and bfloat16 sums along rows of more than kWarpRowsFrom elements, which
+// reduceRowGroups would take (up to 8192 elements), read faster a warp a row when there are at
+// least as many rows as warps the launch holds: H200, rows of 2048, 4096 and 8192 halves
+// 406.9 -> 168.2, 360.4 -> 138.2 and 345.6 -> 131.6 us, floats 303.5 -> 247.2, 283.8 -> 242.8
+// and 305.2 -> 239.0 (2^28 elements each); rows of 1024 keep the row groups (float 250.9 against
+// 266.4 us a warp a row, half 164.5 against 232.3). The launchers ask before they launch.
+inline constexpr std::uint64_t kWarpRowsFrom = 1024;
+template <class T, class Sem>
+inline void prefer_warp_rows(PiecePlan* plan, const Pieces& p, std::uint64_t warps) {
+  if (window_sums_v<T, Sem> && plan->row_groups && p.length > kWarpRowsFrom && warp_rows_fit<T, Sem>(p, warps)) {
+    plan->row_groups = false;
+    plan->long_pieces = true;
+  }
 }
 
 }  // namespace reducelab::detail

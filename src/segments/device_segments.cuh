@@ -63,7 +63,14 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   static_assert(kPiecePartialBytes / sizeof(unsigned long long) >= kLongSlots, "the workspace holds the long list");
   const LongList longs{ws.piece_tickets, static_cast<unsigned long long*>(ws.pieces)};
   Pieces launched = pieces;
-  const PiecePlan plan = plan_pieces<T, Sem>(&launched);
+  PiecePlan plan = plan_pieces<T, Sem>(&launched);
+  if constexpr (warp_rows_v<T, Sem>) {
+    if (plan.row_groups) {  // long rows of exact sums: a warp a row when there are enough of them
+      std::uint64_t held = 0;
+      if (Status s = blocks_held<reduceWarpRows<T, Sem>>(device, sms, &held); !s) return s;
+      prefer_warp_rows<T, Sem>(&plan, pieces, (options.grid != 0 ? std::min<std::uint64_t>(options.grid, held) : held) * kWarps);
+    }
+  }
   if constexpr (Sem::order_free) {
     bool narrow = false;  // exact sums of 2 or 4 dense columns: the matrix read as one array
     if constexpr (narrow_columns_v<T, Sem>) {
@@ -172,25 +179,31 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     if (plan.segment_groups) {
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceSegmentGroups<T, Sem>>(device, sms, &held); !s) return s;
-      std::uint64_t warps_held = 0;
-      if (Status s = blocks_held<reduceSegmentWarps<T, Sem>>(device, sms, &warps_held); !s) return s;
       const SegmentWarpsShape shape =
           segment_warps_shape(pieces.count, segment_group_size(pieces.count, held * kWarps), options.grid != 0);
-      const unsigned group = shape.group;
-      if (!shape.alone) {
+      if (shape.alone) {
+        // Few segments: a warp each, after whatever wrote the input (programmatic dependent
+        // launch: it may start while that kernel ends, and waits for it before it reads).
+        if (const cudaError_t e = launch_kernel_sized(reduceSegmentsWarpEach<T, Sem>, shape.grid, shape.threads, 1u,
+                                                      stream, input, pieces.count, begin, end, output, redo, longs);
+            e != cudaSuccess)
+          return cuda_status(e, "launching reduceSegmentsWarpEach");
+      } else {
         const unsigned grid = pieces_grid(options, held, shape.blocks);
-        reduceSegmentGroups<T, Sem><<<grid, kThreads, 0, stream>>>(input, pieces.count, group, begin, end, output, redo, longs);
+        reduceSegmentGroups<T, Sem><<<grid, kThreads, 0, stream>>>(input, pieces.count, shape.group, begin, end, output,
+                                                                   redo, longs);
         if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching reduceSegmentGroups");
+        // The groups it leaves (not contiguous, or long segments on average), with the same
+        // groups: it may start while reduceSegmentGroups still runs (programmatic dependent
+        // launch), and ends after it.
+        std::uint64_t warps_held = 0;
+        if (Status s = blocks_held<reduceSegmentWarps<T, Sem>>(device, sms, &warps_held); !s) return s;
+        if (const cudaError_t e = launch_kernel_sized(reduceSegmentWarps<T, Sem>, pieces_grid(options, warps_held, shape.blocks),
+                                                      kThreads, 1u, stream, input, pieces.count, shape.group, begin,
+                                                      end, output, redo);
+            e != cudaSuccess)
+          return cuda_status(e, "launching reduceSegmentWarps");
       }
-      // The groups it leaves (not contiguous, or long segments on average), with the same groups,
-      // or alone every group. After reduceSegmentGroups, it may start while that kernel still runs
-      // (programmatic dependent launch), and ends after it.
-      const unsigned warps_grid = shape.alone ? shape.grid : pieces_grid(options, warps_held, shape.blocks);
-      if (const cudaError_t e = launch_kernel_sized(reduceSegmentWarps<T, Sem>, warps_grid, shape.threads, 1u, stream,
-                                                    input, pieces.count, group, begin, end, output, redo, longs,
-                                                    shape.alone);
-          e != cudaSuccess)
-        return cuda_status(e, "launching reduceSegmentWarps");
     }
     bool by_warp = false;  // long rows a warp each (reduceWarpRows) when there are enough of them
     if constexpr (warp_rows_v<T, Sem>) {
@@ -237,9 +250,12 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     using Out = result_t<T, Op>;
     constexpr auto kernel = reduceRedoPieces<T, Out, Sem::kMean>;
     const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(pieces.count, 2 * std::uint64_t(sms)));
-    kernel<<<options.grid != 0 ? std::min(options.grid, grid) : grid, kThreads, 0, stream>>>(input, pieces, begin, end, redo, output);
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return cuda_status(e, "launching reduceRedoPieces");
+    // Launched to overlap the end of the kernel before it (programmatic dependent launch): it
+    // waits for that kernel, which ends after any before it, before it reads the list.
+    if (const cudaError_t e = launch_kernel(kernel, options.grid != 0 ? std::min(options.grid, grid) : grid, stream, input,
+                                            pieces, begin, end, redo, output);
+        e != cudaSuccess)
+      return cuda_status(e, "launching reduceRedoPieces");
   }
   return {};
 }

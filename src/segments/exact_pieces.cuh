@@ -114,6 +114,49 @@ struct RunningFold {
   }
 };
 
+// A lane's elements in plain double windows of at most `most` elements (fold_contiguous settles
+// one after each round of loads), each checked and added to an exact pair with two bare TwoSums
+// when it settles. Against RunningFold (a window check and merge per vector, a full combine when
+// a window would widen too far) the loop keeps fewer registers and instructions; against one
+// window for the lane's whole run (checked once at the end), a window spans a round, not a
+// lane's share of a long row, so it rarely fails: with one window a lane, 256 of the 524288 lanes
+// of a float sum along 16384 x 16384 rows in [-1, 1) failed and their second pass cost the
+// kernel 250 -> 330 us. A lane whose window or pair does fail (a wide exponent range, an
+// infinity or NaN) folds its elements again with PairFold.
+template <class T>
+struct WindowFold {
+  WindowSum w = window_identity();
+  double a = -0.0, b = 0.0;  // the settled windows' exact sum, unevaluated (an exact pair)
+  bool exact = true;         // every window vouched for its sum and no TwoSum left a remainder
+  int span;
+  __device__ __forceinline__ explicit WindowFold(unsigned most) : span(window_span<T>(most)) {}
+  template <unsigned N, class IndexOf>
+  __device__ __forceinline__ void take(const T* v, IndexOf) {
+    window_add_batch<N, true>(w, v);
+  }
+  __device__ __forceinline__ void take_one(T x, std::uint64_t) { window_add<T, true>(w, x); }
+  __device__ __forceinline__ void settle() {
+    double s, e, t, r;
+    two_sum(a, w.s, s, e);
+    two_sum(b, e, t, r);
+    exact = exact && window_fits<T>(w, span) && r == 0;  // NaN from an overflow compares unequal
+    a = s, b = t;
+    w = window_identity();
+  }
+};
+// A lane's elements straight into an exact pair (WindowFold's second pass): two bare TwoSums an
+// element while nothing is left over (absorb_run), a pair's full combine only for a vector where
+// something is.
+template <class T, class Sem>
+struct PairFold {
+  typename Sem::Acc acc = Sem::identity();
+  template <unsigned N, class IndexOf>
+  __device__ __forceinline__ void take(const T* v, IndexOf) {
+    acc = Sem::template absorb_run<N>(acc, v);
+  }
+  __device__ __forceinline__ void take_one(T x, std::uint64_t) { acc = Sem::template absorb_run<1>(acc, &x); }
+};
+
 // Whether Sem folds two columns a lane (PairSum, agent_segments.cuh): its Acc holds both columns'
 // pairs, and Sem::Column is one column's semantics.
 template <class Sem>

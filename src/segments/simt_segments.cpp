@@ -56,7 +56,9 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   auto* counters = static_cast<unsigned*>(long_counters.get());
   const LongList longs{counters, static_cast<unsigned long long*>(long_pieces.get())};
   Pieces launched = pieces;
-  const PiecePlan plan = plan_pieces<T, Sem>(&launched);
+  PiecePlan plan = plan_pieces<T, Sem>(&launched);
+  // As on the GPU, for a GPU that holds two blocks (or the forced grid).
+  if constexpr (warp_rows_v<T, Sem>) prefer_warp_rows<T, Sem>(&plan, pieces, std::uint64_t(grid != 0 ? grid : 2) * kWarps);
   const auto* in = static_cast<const T*>(input.get()) + offset;
   const auto* bp = static_cast<const std::int64_t*>(b.get());
   const auto* ep = static_cast<const std::int64_t*>(e.get());
@@ -155,20 +157,22 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   if constexpr (Sem::order_free) {
     if (plan.segment_groups) {
       // As on the GPU for a grid of a few blocks (simt_force_segment_group picks the group size),
-      // unless reduceSegmentWarps runs alone (groups of one or two segments and no forced grid):
-      // then its grid is the GPU's.
+      // unless reduceSegmentsWarpEach runs alone (groups of one or two segments and no forced
+      // grid): then its grid is the GPU's.
       const SegmentWarpsShape shape = segment_warps_shape(
           pieces.count, forced_group != 0 ? forced_group : segment_group_size(pieces.count, 4), grid != 0);
-      const unsigned group = shape.group;
-      if (!shape.alone) {
+      if (shape.alone) {
+        cfg.grid = dim3(shape.grid), cfg.block = dim3(shape.threads);
+        cfg.name = "reduceSegmentsWarpEach";
+        rl::launch(reduceSegmentsWarpEach<T, Sem>, cfg, in, pieces.count, bp, ep, out, redo, longs);
+        cfg.block = dim3(kThreads);
+      } else {
         cfg.grid = grid_for(shape.blocks);
         cfg.name = "reduceSegmentGroups";
-        rl::launch(reduceSegmentGroups<T, Sem>, cfg, in, pieces.count, group, bp, ep, out, redo, longs);
+        rl::launch(reduceSegmentGroups<T, Sem>, cfg, in, pieces.count, shape.group, bp, ep, out, redo, longs);
+        cfg.name = "reduceSegmentWarps";
+        rl::launch(reduceSegmentWarps<T, Sem>, cfg, in, pieces.count, shape.group, bp, ep, out, redo);
       }
-      cfg.grid = shape.alone ? dim3(shape.grid) : grid_for(shape.blocks), cfg.block = dim3(shape.threads);
-      cfg.name = "reduceSegmentWarps";
-      rl::launch(reduceSegmentWarps<T, Sem>, cfg, in, pieces.count, group, bp, ep, out, redo, longs, shape.alone);
-      cfg.block = dim3(kThreads);
     }
     bool by_warp = false;  // as on the GPU, for a GPU that holds two blocks (or the forced grid)
     if constexpr (warp_rows_v<T, Sem>) {

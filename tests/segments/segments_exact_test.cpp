@@ -5,6 +5,7 @@
 // SIMT kernels against the CPU backend bit for bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "analysis/recorder.hpp"
 #include "exact_pieces_support.hpp"
 #include "segments/simt_segments.hpp"
+#include "simt/core.hpp"
 #include "segments_support.hpp"
 
 namespace rltest {
@@ -424,14 +426,13 @@ void expect_packed_rows() {
 // holds warps (on SIMT: 16 at grid 0, 24 at grid 3), and a block each (reduceLongPieces) when
 // fewer: 12 rows take blocks at both grids, 40 rows warps at both; fewer rows than the blocks
 // held (one row at grids 0 and 3, 12 at grid 16) keep eight loads in flight a thread (the deep
-// reduceLongPieces). Rows of ordinary values, of a
-// narrow range, of values over the whole exponent range (the window gives way to pairs), with an
-// infinity, with a NaN, of signed zeros and of subnormals, and rows a pair cannot hold (summed
-// with digits): sums and means have the CPU backend's bits.
+// reduceLongPieces). Rows of ordinary values, of a narrow range, of values over the whole
+// exponent range (the window gives way to pairs), with an infinity, with a NaN, of signed zeros
+// and of subnormals, and rows a pair cannot hold (summed with digits): sums and means have the
+// CPU backend's bits.
 template <class T>
-void expect_long_rows() {
+void expect_long_rows(std::uint64_t kCols, std::uint64_t kPitch) {
   using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>;
-  constexpr std::uint64_t kCols = 9001, kPitch = 9003;
   for (const std::uint64_t rows : {std::uint64_t(1), std::uint64_t(12), std::uint64_t(40)}) {
     std::vector<T> x(rows * kPitch);
     std::uint64_t state = 4242 + rows;
@@ -449,7 +450,7 @@ void expect_long_rows() {
         else if constexpr (std::is_same_v<T, bfloat16>) bits = static_cast<Bits>((r & 0x7f7f) | (r >> 16 & 0x8000));
         else bits = static_cast<Bits>(r & 0xff7fffffu);
       }
-      if (row % 7 == 3 && col == 5000) bits = sizeof(T) == 2 ? (std::is_same_v<T, half> ? 0xfc00 : 0xff80) : 0xff800000u;
+      if (row % 7 == 3 && col == kCols * 5 / 9) bits = sizeof(T) == 2 ? (std::is_same_v<T, half> ? 0xfc00 : 0xff80) : 0xff800000u;
       if (row % 11 == 4 && col == 17) bits = sizeof(T) == 2 ? (std::is_same_v<T, half> ? 0x7e01 : 0x7fc1) : 0x7fc00001u;
       if (row % 13 == 5) bits = (r & 1) ? static_cast<Bits>(sizeof(T) == 2 ? 0x8000 : 0x80000000u) : Bits(0);
       if (row % 17 == 6) bits = static_cast<Bits>(r & 3);  // subnormals and zeros
@@ -458,8 +459,8 @@ void expect_long_rows() {
     if constexpr (!std::is_same_v<T, half>) {  // rows a pair of doubles cannot hold
       for (std::uint64_t row = 9; row < rows; row += 19) {
         T* e = x.data() + row * kPitch;
-        e[0] = from_double<T>(0x1p100), e[4000] = from_double<T>(1.0), e[4001] = from_double<T>(0x1p-100),
-        e[9000] = from_double<T>(-0x1p100);
+        e[0] = from_double<T>(0x1p100), e[kCols / 2] = from_double<T>(1.0), e[kCols / 2 + 1] = from_double<T>(0x1p-100),
+        e[kCols - 1] = from_double<T>(-0x1p100);
       }
     }
     const Matrix m{rows, kCols, kPitch};
@@ -473,9 +474,30 @@ void expect_long_rows() {
   }
 }
 TEST(WarpRows, LongRowsHaveTheCpuBitsAWarpOrABlockEach) {
-  expect_long_rows<half>();
-  expect_long_rows<bfloat16>();
-  expect_long_rows<float>();
+  expect_long_rows<half>(9001, 9003);
+  expect_long_rows<bfloat16>(9001, 9003);
+  expect_long_rows<float>(9001, 9003);
+}
+// Rows of 2001 elements, which the row groups take when there are fewer rows than the launch
+// holds warps (1 and 12 rows at grid 0; every count at grid 16) and a warp each takes when there
+// are more (40 rows at grids 0 and 3): the same values and the same bits.
+TEST(WarpRows, RowsTheRowGroupsWouldTakeHaveTheCpuBitsAWarpEach) {
+  expect_long_rows<half>(2001, 2003);
+  expect_long_rows<bfloat16>(2001, 2003);
+  expect_long_rows<float>(2001, 2003);
+  // Which kernel took them: a warp a row for 40 rows, the row groups for 12 and for rows of 1024.
+  const auto kernels = [](std::uint64_t rows, std::uint64_t cols) {
+    const std::vector<float> x(rows * cols, 1.0f);
+    simt::reset_accumulated_report();
+    detail::simt_reduce_axis(x.data(), Matrix{rows, cols, 0}, 1, op::sum{});
+    return simt::accumulated_report().grids;
+  };
+  const auto has = [](const std::vector<std::string>& grids, const std::string& name) {
+    return std::find(grids.begin(), grids.end(), name) != grids.end();
+  };
+  EXPECT_TRUE(has(kernels(40, 2001), "reduceWarpRows"));
+  EXPECT_TRUE(has(kernels(12, 2001), "reduceRowGroups"));
+  EXPECT_TRUE(has(kernels(40, 1024), "reduceRowGroups"));
 }
 // Long double rows (9001 elements, 72 KB: a warp each when there are at least as many rows as
 // the launch holds warps) a warp each (40 rows at grids 0 and 1), a block each (5 rows at grid 0,
@@ -498,6 +520,46 @@ TEST(WarpRows, LongDoubleRowsHaveTheCpuBitsAWarpOrABlockEach) {
       expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid), want_mean, "mean " + what);
     }
   }
+}
+
+// A warp's lanes sum their elements in plain double windows of a round of loads each and settle
+// each window into a pair of doubles (WindowFold): three windows that each fit, 2^60, 1 and 2^-60
+// in three rounds of one lane, hold more than a pair can, and only the TwoSum's remainder shows
+// it. Rows of 9000 elements (a warp each, reduceWarpRows) and segments of four rounds and one
+// element (a warp each, reduceSegmentsWarpEach at grid 0 and reduceSegmentWarps at grid 3) with
+// -2^60 and -1 in later rounds of that lane (exact sum 2^-60) are summed again, beside ordinary
+// ones: every result has the CPU backend's bits, and those are 2^-60.
+template <class T>
+void expect_settled_windows() {
+  constexpr std::uint64_t kRows = 40, kCols = 9000;
+  constexpr std::uint64_t kRound = 32 * 4 * detail::Shape<T>::kVec;  // lane 0's rounds start here
+  std::vector<T> x = random_input<T>(kRows * kCols, 91);
+  std::vector<std::int64_t> b, e;
+  for (std::uint64_t row = 0; row < kRows; ++row) {
+    b.push_back(static_cast<std::int64_t>(row * kCols));
+    e.push_back(b.back() + static_cast<std::int64_t>(4 * kRound + 1));
+    if (row % 9 != 2) continue;
+    T* r = x.data() + row * kCols;
+    std::fill(r, r + kCols, from_double<T>(0.0));
+    r[0] = from_double<T>(0x1p60), r[kRound] = from_double<T>(1.0), r[2 * kRound] = from_double<T>(0x1p-60);
+    r[3 * kRound] = from_double<T>(-0x1p60), r[4 * kRound] = from_double<T>(-1.0);
+  }
+  const Matrix m{kRows, kCols, 0};
+  for (unsigned grid : {0u, 3u}) {
+    const std::string what = std::string(type_name<T>()) + " grid " + std::to_string(grid);
+    const auto rows = detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid);
+    expect_same(rows, expected_axis(x, m, 1, op::sum{}), "rows, " + what);
+    const auto segments = detail::simt_reduce_segments(x.data(), x.size(), b, e, op::sum{}, grid);
+    expect_same(segments, expected_segments(x, b, e, op::sum{}), "segments, " + what);
+    for (std::uint64_t row = 2; row < kRows; row += 9) {
+      EXPECT_EQ(rows[row], 0x1p-60f) << "row " << row << ", " << what;
+      EXPECT_EQ(segments[row], 0x1p-60f) << "segment " << row << ", " << what;
+    }
+  }
+}
+TEST(WarpRows, WindowsAPairCannotHoldAreSummedAgain) {
+  expect_settled_windows<bfloat16>();
+  expect_settled_windows<float>();
 }
 
 // reduce_axis on the SIMT backend under the recorder: the results in *got, and what the kernels'

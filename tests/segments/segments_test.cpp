@@ -359,7 +359,7 @@ TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsForSegments) {
 // several, two longer than a tile (left to a block, through the list of long segments, and with
 // a list too short for them: every segment read again), for groups of 1, 4 and 32 segments and
 // inputs on and off a 16-byte boundary (and groups of one with the grid a GPU would take: a warp
-// per group in reduceSegmentWarps). Then one segment out of place: that group takes the
+// per group in reduceSegmentsWarpEach). Then one segment out of place: that group takes the
 // segments one at a time.
 template <class T>
 std::vector<std::uint64_t> grouped_lengths() {
@@ -400,7 +400,7 @@ TYPED_TEST(SegmentsSimt, GroupsOfSegmentsInOneRangeHaveTheCpuBits) {
           expect_same(detail::simt_reduce_segments(x.data(), n, b, e, op, 2, offset), want,
                       type_name<T>() + " group " + std::to_string(group) + " offset " + std::to_string(offset));
         }
-        // Groups of one segment and no forced grid: reduceSegmentWarps takes a warp per group.
+        // Groups of one segment and no forced grid: reduceSegmentsWarpEach takes a warp per segment.
         if (group == 1) expect_same(detail::simt_reduce_segments(x.data(), n, b, e, op, 0), want, type_name<T>() + " grid 0");
         detail::simt_force_segment_group(before);
       }
