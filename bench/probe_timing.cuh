@@ -33,12 +33,14 @@ __global__ void flush_read(const int4* p, std::size_t n, int* sink) {
 }
 
 // The probes' input: element i of a fixed pseudo-random sequence of multiples of 0.37 in
-// [-37000, 37000] (halves: a thousandth of that), the same in every probe and run.
+// [-37000, 37000] (halves: a thousandth of that; bfloat16: those values rounded), the same in
+// every probe and run.
 template <class T>
 T probe_value(std::uint64_t i) {
   const std::uint64_t h = (i * 0x9E3779B97F4A7C15ull) >> 40;
   const double v = static_cast<double>(static_cast<std::int64_t>(h % 200001) - 100000) * 0.37;
   if constexpr (std::is_same_v<T, reducelab::half>) return reducelab::to_half(static_cast<float>(v * 1e-3));
+  else if constexpr (std::is_same_v<T, reducelab::bfloat16>) return reducelab::to_bfloat16(static_cast<float>(v));
   else return static_cast<T>(v);
 }
 

@@ -1,0 +1,314 @@
+// segwarp_probe: ragged segments of 1 to 4096 elements (every eighth empty, 2^26 elements in all,
+// as `reducelab bench --segments uniform:1..4096:zeros`), which reduce_segments gives a warp each
+// (reduceSegmentsWarpEach): the library's exact sums and maxima against CUB's segmented sum and
+// against a warp-a-segment kernel with other folds (the running window with its pair, as the
+// library had it; the library's fold now; doubles in two chains) and other loads in flight, on
+// device 0, cold (behind an L2 flush), median of R; every variant's sums compared bit for bit
+// with reduce_segments's. Floats twice: the probes' values and values in [-1, 1) (the bench's).
+// Then 16384 rows of 16384 given as segments, and reduce_axis along them (a warp a row); then
+// float, half and bfloat16 rows of 1024 to 16384 elements: reduce_axis against a warp a row.
+//   segwarp_probe [repeats=10]
+#include <cuda_runtime.h>
+
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "probe_timing.cuh"
+#include "reducelab/segments.hpp"
+#include "segments/device_segments.cuh"
+
+namespace {
+
+using namespace reducelab;
+using namespace reducelab::detail;
+
+void check(Status st) {
+  if (!st) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    std::exit(2);
+  }
+}
+
+// fold_contiguous with any fold.
+template <class T, unsigned kIn, class Fold>
+__device__ __forceinline__ void fold_any(Fold& run, const T* x, std::uint64_t n, unsigned lanes, unsigned lane) {
+  constexpr unsigned kVec = Shape<T>::kVec;
+  const std::uint64_t head = std::min<std::uint64_t>(n, (16 - misalignment16(x)) % 16 / sizeof(T));
+  for (std::uint64_t e = lane; e < head; e += lanes) run.take_one(x[e], e);
+  const T* body = x + head;
+  const std::uint64_t vectors = (n - head) / kVec;
+  std::uint64_t k = lane;
+  for (; k + (kIn - 1) * lanes < vectors; k += kIn * lanes) {
+    Vec<T> v[kIn];
+#pragma unroll
+    for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(body, (k + u * lanes) * kVec);
+#pragma unroll
+    for (unsigned u = 0; u < kIn; ++u)
+      run.template take<kVec>(v[u].v, [&](unsigned j) { return head + (k + u * lanes) * kVec + j; });
+  }
+  for (; k < vectors; k += lanes) {
+    const Vec<T> v = load_vec(body, k * kVec);
+    run.template take<kVec>(v.v, [&](unsigned j) { return head + k * kVec + j; });
+  }
+  for (std::uint64_t e = head + vectors * kVec + lane; e < n; e += lanes) run.take_one(x[e], e);
+}
+
+// Double pairs in two chains: even loads into one pair, odd into the other, joined at the end.
+template <class Sem, unsigned kIn>
+__device__ __forceinline__ typename Sem::Acc fold_two_chains(const double* x, std::uint64_t n, unsigned lanes,
+                                                             unsigned lane) {
+  using Acc = typename Sem::Acc;
+  Acc a0 = Sem::identity(), a1 = Sem::identity();
+  const std::uint64_t head = std::min<std::uint64_t>(n, (16 - misalignment16(x)) % 16 / sizeof(double));
+  for (std::uint64_t e = lane; e < head; e += lanes) a1 = Sem::combine(a1, Sem::lift(x[e], 0));
+  const double* body = x + head;
+  const std::uint64_t vectors = (n - head) / 2;
+  std::uint64_t k = lane;
+  for (; k + (kIn - 1) * lanes < vectors; k += kIn * lanes) {
+    Vec<double> v[kIn];
+#pragma unroll
+    for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(body, (k + u * lanes) * 2);
+#pragma unroll
+    for (unsigned u = 0; u < kIn; ++u) {
+      if (u % 2 == 0) a0 = Sem::template absorb_run<2>(a0, v[u].v);
+      else a1 = Sem::template absorb_run<2>(a1, v[u].v);
+    }
+  }
+  for (; k < vectors; k += lanes) a0 = Sem::template absorb_run<2>(a0, load_vec(body, k * 2).v);
+  for (std::uint64_t e = head + vectors * 2 + lane; e < n; e += lanes) a1 = Sem::combine(a1, Sem::lift(x[e], 0));
+  return Sem::combine(a0, a1);
+}
+
+// 0: RunningFold (the library's fold before); 1: the library's warp_fold_free (windows of a
+// round settled into a pair); 2: doubles in two chains.
+template <class T, class Sem, unsigned kIn, int kFold>
+__device__ __forceinline__ typename Sem::Acc fold_segment(const T* x, std::uint64_t n) {
+  const unsigned lane = threadIdx.x % 32;
+  if constexpr (kFold == 2 && std::is_same_v<T, double> && is_exact_pieces<Sem>::value) {
+    return warp_fold<Sem>(fold_two_chains<Sem, kIn>(x, n, 32, lane));
+  } else if constexpr (kFold == 1) {
+    return warp_fold_free<T, Sem>(x, n);
+  } else {
+    RunningFold<T, Sem> run(contiguous_share<T>(n, 32));
+    fold_any<T, kIn>(run, x, n, 32, lane);
+    return warp_fold<Sem>(run.result());
+  }
+}
+
+// A warp a segment, blocks of kBlock threads (segments of at most a tile, as here).
+template <class T, class Sem, unsigned kIn, int kFold, unsigned kBlock>
+__global__ void __launch_bounds__(kBlock)
+    seg_warps(const T* x, const std::int64_t* begin, const std::int64_t* end, std::uint64_t count,
+              typename Sem::Out* out, unsigned long long* redo) {
+  const std::uint64_t s = std::uint64_t(blockIdx.x) * (kBlock / 32) + threadIdx.x / 32;
+  if (s >= count) return;
+  const std::int64_t b = begin[s], e = end[s];
+  const std::uint64_t len = e > b ? std::uint64_t(e - b) : 0;
+  if (len == 0) {
+    if (threadIdx.x % 32 == 0) store_piece<Sem>(out, s, Sem::identity(), 0, redo);
+    return;
+  }
+  const typename Sem::Acc v = fold_segment<T, Sem, kIn, kFold>(x + b, len);
+  if (threadIdx.x % 32 == 0) store_piece<Sem>(out, s, v, len, redo);
+}
+
+template <class T, class Op, unsigned kIn, int kFold, unsigned kBlock, class R>
+void variant(const L2Flush& flush, int repeats, const T* x, const std::int64_t* begin, const std::int64_t* end,
+             std::uint64_t count, double bytes, const std::vector<R>& want, R* out, unsigned long long* redo) {
+  using Sem = piece_semantics_t<T, Op>;
+  auto k = seg_warps<T, Sem, kIn, kFold, kBlock>;
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kBlock, 0));
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, k));
+  const unsigned grid = static_cast<unsigned>((count + kBlock / 32 - 1) / (kBlock / 32));
+  CK(cudaMemset(out, 0xff, count * sizeof(R)));
+  CK(cudaMemset(redo, 0, 16));
+  const float us = cold_us(flush, [&] { k<<<grid, kBlock>>>(x, begin, end, count, out, redo); }, repeats);
+  CK(cudaGetLastError());
+  std::vector<R> got(count);
+  CK(cudaMemcpy(got.data(), out, count * sizeof(R), cudaMemcpyDeviceToHost));
+  unsigned long long lost = 0;
+  CK(cudaMemcpy(&lost, redo, 8, cudaMemcpyDeviceToHost));
+  std::printf("  %s fold %d, %u loads, blocks of %3u: %8.1f us %6.0f GB/s  regs %3d, local %zu, %2d blocks/SM%s%s\n",
+              std::is_same_v<Op, op::sum> ? "sum" : "max", kFold, kIn, kBlock, us, bytes / (us * 1e3), attr.numRegs,
+              attr.localSizeBytes, per_sm,
+              std::memcmp(got.data(), want.data(), count * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER",
+              lost ? "  (pairs lost)" : "");
+  std::fflush(stdout);
+}
+
+template <class T>
+void probe(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& hb, const std::vector<std::int64_t>& he,
+           const char* name, bool unit = false) {
+  const std::uint64_t count = hb.size(), n = static_cast<std::uint64_t>(he.back());
+  std::vector<T> h(n);
+  // probe_value, or (unit) the bench's floats: uniform in [-1, 1), multiples of 2^-23.
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t r = (i + 1) * 0x9E3779B97F4A7C15ull;
+    h[i] = unit ? static_cast<T>(static_cast<float>((r ^ (r >> 29)) >> 40) * 0x1p-23f - 1.0f) : probe_value<T>(i);
+  }
+  using R = result_t<T, op::sum>;
+  T* x = nullptr;
+  std::int64_t *begin = nullptr, *end = nullptr;
+  R *lib = nullptr, *out = nullptr;
+  T* maxima = nullptr;
+  unsigned long long* redo = nullptr;
+  CK(cudaMalloc(&x, n * sizeof(T)));
+  CK(cudaMalloc(&begin, count * 8));
+  CK(cudaMalloc(&end, count * 8));
+  CK(cudaMalloc(&lib, count * sizeof(R)));
+  CK(cudaMalloc(&out, count * sizeof(R)));
+  CK(cudaMalloc(&maxima, count * sizeof(T)));
+  CK(cudaMalloc(&redo, 1 << 20));
+  CK(cudaMemset(redo, 0, 1 << 20));
+  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(begin, hb.data(), count * 8, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(end, he.data(), count * 8, cudaMemcpyHostToDevice));
+  const double bytes = double(n) * sizeof(T) + 16.0 * count;
+  const float sum_us = cold_us(flush, [&] { check(reduce_segments(x, count, begin, end, op::sum{}, lib, nullptr, {})); }, repeats);
+  const float max_us = cold_us(flush, [&] { check(reduce_segments(x, count, begin, end, op::max{}, maxima, nullptr, {})); }, repeats);
+  std::vector<R> want(count);
+  CK(cudaMemcpy(want.data(), lib, count * sizeof(R), cudaMemcpyDeviceToHost));
+  std::vector<T> want_max(count);
+  CK(cudaMemcpy(want_max.data(), maxima, count * sizeof(T), cudaMemcpyDeviceToHost));
+  std::printf("%s, %llu segments: reduce_segments sum %.1f us (%.0f GB/s), max %.1f us (%.0f GB/s)", name,
+              static_cast<unsigned long long>(count), sum_us, bytes / (sum_us * 1e3), max_us, bytes / (max_us * 1e3));
+  if constexpr (!std::is_same_v<T, reducelab::half>) {
+    std::size_t temp_bytes = 0;
+    CK(cub::DeviceSegmentedReduce::Sum(nullptr, temp_bytes, x, out, static_cast<int>(count), begin, end));
+    void* temp = nullptr;
+    CK(cudaMalloc(&temp, temp_bytes));
+    const float cub_us = cold_us(flush, [&] {
+      CK(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, x, out, static_cast<int>(count), begin, end));
+    }, repeats);
+    std::printf(", CUB sum %.1f us", cub_us);
+    CK(cudaFree(temp));
+  }
+  if (count == 16384 && n == count * count) {  // the rows along axis 1 (a warp a row: reduceWarpRows)
+    const float axis_us = cold_us(flush, [&] { check(reduce_axis(x, Matrix{count, count, 0}, 1, op::sum{}, out, nullptr, {})); }, repeats);
+    std::vector<R> got(count);
+    CK(cudaMemcpy(got.data(), out, count * sizeof(R), cudaMemcpyDeviceToHost));
+    std::printf(", reduce_axis sum %.1f us%s", axis_us,
+                std::memcmp(got.data(), want.data(), count * sizeof(R)) == 0 ? " (bits equal)" : " (BITS DIFFER)");
+  }
+  std::printf("\n");
+  bool short_only = true;
+  for (std::uint64_t i = 0; i < count; ++i) short_only = short_only && he[i] - hb[i] <= std::int64_t(Shape<T>::kTile);
+  if (short_only) {  // the library's kernel launched alone, without the redo kernel or PDL
+    using Sem = piece_semantics_t<T, op::sum>;
+    const unsigned grid = static_cast<unsigned>((count + 1) / 2);
+    CK(cudaMemset(out, 0xff, count * sizeof(R)));
+    const float us = cold_us(flush, [&] {
+      reduceSegmentsWarpEach<T, Sem><<<grid, kSegmentWarpThreads>>>(x, count, begin, end, out, redo, LongList{});
+    }, repeats);
+    CK(cudaGetLastError());
+    std::vector<R> got(count);
+    CK(cudaMemcpy(got.data(), out, count * sizeof(R), cudaMemcpyDeviceToHost));
+    std::printf("  reduceSegmentsWarpEach alone:    %8.1f us %6.0f GB/s%s\n", us, bytes / (us * 1e3),
+                std::memcmp(got.data(), want.data(), count * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
+  }
+  variant<T, op::sum, 4, 0, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
+  if constexpr (std::is_same_v<T, double>) {
+    variant<T, op::sum, 4, 2, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
+    variant<T, op::sum, 8, 2, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
+    variant<T, op::sum, 4, 2, 128>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
+    variant<T, op::sum, 2, 0, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
+  } else {
+    variant<T, op::sum, 4, 1, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
+  }
+  variant<T, op::max, 4, 0, 64>(flush, repeats, x, begin, end, count, bytes, want_max, maxima, redo);
+  CK(cudaFree(x));
+  CK(cudaFree(begin));
+  CK(cudaFree(end));
+  CK(cudaFree(lib));
+  CK(cudaFree(out));
+  CK(cudaFree(maxima));
+  CK(cudaFree(redo));
+}
+
+// Rows along axis 1: reduce_axis (rows of up to 8192 float, half or bfloat16 elements: a few
+// lanes or a warp a row in reduceRowGroups) against reduceWarpRows launched directly (a warp a
+// row, warp_fold_free), bits compared.
+template <class T>
+void rows(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::uint64_t cols, const char* name) {
+  using R = result_t<T, op::sum>;
+  using Sem = piece_semantics_t<T, op::sum>;
+  const std::uint64_t n = rows * cols;
+  std::vector<T> h(n);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
+  T* x = nullptr;
+  R *lib = nullptr, *out = nullptr;
+  unsigned long long* redo = nullptr;
+  CK(cudaMalloc(&x, n * sizeof(T)));
+  CK(cudaMalloc(&lib, rows * sizeof(R)));
+  CK(cudaMalloc(&out, rows * sizeof(R)));
+  CK(cudaMalloc(&redo, 1 << 20));
+  CK(cudaMemset(redo, 0, 1 << 20));
+  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  const Matrix m{rows, cols, 0};
+  const double bytes = double(n) * sizeof(T);
+  const float sum_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::sum{}, lib, nullptr, {})); }, repeats);
+  const float max_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::max{}, reinterpret_cast<T*>(out), nullptr, {})); }, repeats);
+  std::vector<R> want(rows), got(rows);
+  CK(cudaMemcpy(want.data(), lib, rows * sizeof(R), cudaMemcpyDeviceToHost));
+  Pieces p;
+  check(matrix_pieces(x, m, 1, out, &p));
+  auto k = reduceWarpRows<T, Sem>;
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, 0));
+  const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>((rows + kWarps - 1) / kWarps, std::uint64_t(per_sm) * sms));
+  CK(cudaMemset(out, 0xff, rows * sizeof(R)));
+  const float warp_us = cold_us(flush, [&] { k<<<grid, kThreads>>>(x, p, out, redo); }, repeats);
+  CK(cudaGetLastError());
+  CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
+  std::printf("%llu x %llu %s: reduce_axis sum %.1f us (%.0f GB/s), max %.1f us; a warp a row (reduceWarpRows, %d blocks/SM) %.1f us (%.0f GB/s)%s\n",
+              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), name, sum_us,
+              bytes / (sum_us * 1e3), max_us, per_sm, warp_us, bytes / (warp_us * 1e3),
+              std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
+  std::fflush(stdout);
+  CK(cudaFree(x));
+  CK(cudaFree(lib));
+  CK(cudaFree(out));
+  CK(cudaFree(redo));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 10;
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device %s; ragged segments uniform:1..4096:zeros, cold, median of %d\n", prop.name, repeats);
+  L2Flush flush(prop);
+  std::mt19937_64 rng(1);
+  std::uniform_int_distribution<std::int64_t> d(1, 4096);
+  std::vector<std::int64_t> b, e;
+  for (std::int64_t at = 0; at < (std::int64_t(1) << 26);) {
+    const std::int64_t len = b.size() % 8 == 7 ? 0 : std::min<std::int64_t>(d(rng), (std::int64_t(1) << 26) - at);
+    b.push_back(at);
+    at += len;
+    e.push_back(at);
+  }
+  probe<float>(flush, repeats, b, e, "float");
+  probe<float>(flush, repeats, b, e, "float in [-1, 1)", true);
+  probe<double>(flush, repeats, b, e, "double");
+  probe<reducelab::half>(flush, repeats, b, e, "half");
+  // 16384 rows of 16384 as segments (reduce_axis's reduceWarpRows takes such double rows a warp each).
+  b.clear(), e.clear();
+  for (std::int64_t r = 0; r < 16384; ++r) b.push_back(r * 16384), e.push_back((r + 1) * 16384);
+  std::printf("16384 x 16384 rows as segments\n");
+  probe<float>(flush, repeats, b, e, "float in [-1, 1)", true);
+  probe<double>(flush, repeats, b, e, "double");
+  for (const std::uint64_t cols : {1024, 2048, 4096, 8192, 16384}) {
+    rows<float>(flush, repeats, prop.multiProcessorCount, (std::uint64_t(1) << 28) / cols, cols, "float");
+    rows<reducelab::half>(flush, repeats, prop.multiProcessorCount, (std::uint64_t(1) << 28) / cols, cols, "half");
+    rows<reducelab::bfloat16>(flush, repeats, prop.multiProcessorCount, (std::uint64_t(1) << 28) / cols, cols, "bfloat16");
+  }
+  return 0;
+}
