@@ -291,12 +291,6 @@ void probe(const L2Flush& flush, std::uint64_t cols, int repeats, int sms) {
   CK(cudaMalloc(&missed, 1 << 20));
   CK(cudaMemcpy(x, h.data(), n * sizeof(double), cudaMemcpyHostToDevice));
   const Matrix m{rows, cols, 0};
-  auto check = [](Status st) {
-    if (!st) {
-      std::fprintf(stderr, "%s\n", st.message().c_str());
-      std::exit(2);
-    }
-  };
   const float sum_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::sum{}, lib, nullptr, {})); }, repeats);
   const float max_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::max{}, mx, nullptr, {})); }, repeats);
   const float read_us = cold_us(flush, [&] { read_units<4><<<sms * 8, 256>>>(reinterpret_cast<const int4*>(x), n / 2, reinterpret_cast<int*>(out)); }, repeats);

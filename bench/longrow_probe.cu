@@ -70,12 +70,6 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::
   CK(cudaMalloc(&out, rows * sizeof(R)));
   CK(cudaMalloc(&redo, 1 << 20));
   CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  auto check = [](Status st) {
-    if (!st) {
-      std::fprintf(stderr, "%s\n", st.message().c_str());
-      std::exit(2);
-    }
-  };
   const Matrix m{rows, cols, 0};
   const float lib_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::sum{}, lib, nullptr, {})); }, repeats);
   const float max_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::max{}, reinterpret_cast<T*>(out), nullptr, {})); }, repeats);

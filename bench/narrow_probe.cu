@@ -23,13 +23,6 @@ namespace {
 using namespace reducelab;
 using namespace reducelab::detail;
 
-void check(Status st) {
-  if (!st) {
-    std::fprintf(stderr, "%s\n", st.message().c_str());
-    std::exit(2);
-  }
-}
-
 struct Bufs {
   void* partials = nullptr;
   unsigned* tickets = nullptr;

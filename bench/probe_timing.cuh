@@ -1,8 +1,8 @@
 #pragma once
-// What the developer probes share: a checked CUDA call that exits with the failing expression,
-// the bench's read kernel, the cold timing of `reducelab bench` (each call queued behind a read of
-// twice the L2, timed with CUDA events, the median of `repeats` after warm-ups), and the input
-// the probes of axes fill their matrices with (probe_value).
+// What the developer probes share: a checked CUDA call that exits with the failing expression, a
+// checked library call, the bench's read kernel, the cold timing of `reducelab bench` (each call
+// queued behind a read of twice the L2, timed with CUDA events, the median of `repeats` after
+// warm-ups), and the input the probes of axes fill their matrices with (probe_value).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lab/read_kernels.cuh"
+#include "reducelab/reduce.hpp"
 #include "reducelab/types.hpp"
 
 #define CK(x)                                                                                                  \
@@ -24,6 +25,14 @@
       std::exit(1);                                                                                            \
     }                                                                                                          \
   } while (0)
+
+// A library call's status: on failure, its message and exit status 2.
+inline void check(const reducelab::Status& st) {
+  if (!st) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    std::exit(2);
+  }
+}
 
 __global__ void flush_read(const int4* p, std::size_t n, int* sink) {
   int acc = 0;

@@ -48,12 +48,6 @@ void probe(const L2Flush& flush, std::uint64_t rows, std::uint64_t cols, int rep
   CK(cudaMalloc(&redo, 1 << 20));
   CK(cudaMemset(redo, 0, 1 << 20));
   CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  auto check = [](Status s) {
-    if (!s) {
-      std::fprintf(stderr, "%s\n", s.message().c_str());
-      std::exit(2);
-    }
-  };
   const float lib_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, Op{}, lib, nullptr, {})); }, repeats);
   Pieces p;
   check(matrix_pieces(x, m, 1, lib, &p));

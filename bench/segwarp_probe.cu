@@ -27,37 +27,6 @@ namespace {
 using namespace reducelab;
 using namespace reducelab::detail;
 
-void check(Status st) {
-  if (!st) {
-    std::fprintf(stderr, "%s\n", st.message().c_str());
-    std::exit(2);
-  }
-}
-
-// fold_contiguous with any fold.
-template <class T, unsigned kIn, class Fold>
-__device__ __forceinline__ void fold_any(Fold& run, const T* x, std::uint64_t n, unsigned lanes, unsigned lane) {
-  constexpr unsigned kVec = Shape<T>::kVec;
-  const std::uint64_t head = std::min<std::uint64_t>(n, (16 - misalignment16(x)) % 16 / sizeof(T));
-  for (std::uint64_t e = lane; e < head; e += lanes) run.take_one(x[e], e);
-  const T* body = x + head;
-  const std::uint64_t vectors = (n - head) / kVec;
-  std::uint64_t k = lane;
-  for (; k + (kIn - 1) * lanes < vectors; k += kIn * lanes) {
-    Vec<T> v[kIn];
-#pragma unroll
-    for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(body, (k + u * lanes) * kVec);
-#pragma unroll
-    for (unsigned u = 0; u < kIn; ++u)
-      run.template take<kVec>(v[u].v, [&](unsigned j) { return head + (k + u * lanes) * kVec + j; });
-  }
-  for (; k < vectors; k += lanes) {
-    const Vec<T> v = load_vec(body, k * kVec);
-    run.template take<kVec>(v.v, [&](unsigned j) { return head + k * kVec + j; });
-  }
-  for (std::uint64_t e = head + vectors * kVec + lane; e < n; e += lanes) run.take_one(x[e], e);
-}
-
 // Double pairs in two chains: even loads into one pair, odd into the other, joined at the end.
 template <class Sem, unsigned kIn>
 __device__ __forceinline__ typename Sem::Acc fold_two_chains(const double* x, std::uint64_t n, unsigned lanes,
@@ -95,7 +64,7 @@ __device__ __forceinline__ typename Sem::Acc fold_segment(const T* x, std::uint6
     return warp_fold_free<T, Sem>(x, n);
   } else {
     RunningFold<T, Sem> run(contiguous_share<T>(n, 32));
-    fold_any<T, kIn>(run, x, n, 32, lane);
+    fold_contiguous<T, kIn>(run, x, n, 32, lane);
     return warp_fold<Sem>(run.result());
   }
 }
