@@ -182,11 +182,8 @@ struct ExactPieceSemantics {
       bool held = true;
 #pragma unroll
       for (unsigned j = 0; j < N; ++j) {
-        double s, e, t, r;
-        two_sum(a, static_cast<double>(widen(v[j])), s, e);
-        two_sum(b, e, t, r);
-        held = held && r == 0;
-        a = s, b = t;
+        const bool step = pair_add_held(a, b, static_cast<double>(widen(v[j])));
+        held = held && step;
       }
       if (held) return ExactPair{a, b};
     }

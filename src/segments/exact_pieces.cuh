@@ -137,11 +137,8 @@ struct WindowFold {
   }
   __device__ __forceinline__ void take_one(T x, std::uint64_t) { window_add<T, true>(w, x); }
   __device__ __forceinline__ void settle() {
-    double s, e, t, r;
-    two_sum(a, w.s, s, e);
-    two_sum(b, e, t, r);
-    exact = exact && window_fits<T>(w, span) && r == 0;  // NaN from an overflow compares unequal
-    a = s, b = t;
+    const bool held = pair_add_held(a, b, w.s);
+    exact = exact && window_fits<T>(w, span) && held;
     w = window_identity();
   }
 };

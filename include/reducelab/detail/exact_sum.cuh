@@ -162,6 +162,17 @@ RL_HD_INLINE void two_sum(double a, double b, double& s, double& e) {
   e = (a - (s - bb)) + (b - bb);
 }
 
+// Adds x to the pair a + b with two bare TwoSums (no branches) and says whether nothing was left
+// over: false when the pair cannot hold the sum, or when x, the sum or the pair's low part is not
+// finite (NaN compares unequal). a and b take the new pair either way.
+RL_HD_INLINE bool pair_add_held(double& a, double& b, double x) {
+  double s, e, t, r;
+  two_sum(a, x, s, e);
+  two_sum(b, e, t, r);
+  a = s, b = t;
+  return r == 0;
+}
+
 // One thread's running sum: the pair a + b plus whatever it handed to `spill` (a callable taking
 // a finite double that must be added to the digits exactly), plus flags.
 struct ExactCarry {
