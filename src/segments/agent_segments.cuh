@@ -9,8 +9,8 @@
 // Order-free (plan_pieces at the end of this file):
 //   reduceColumns      columns (axis 0): coalesced across neighbouring columns, rows in bands
 //                      (16-bit floats' min, max, sums and means: two columns a lane, as words).
-//   reduceNarrowColumns  exact sums and means of 2 or 4 dense half columns or 2 float columns:
-//                      the matrix read as one array, a thread keeping every column's sum.
+//   reduceNarrowColumns  exact sums and means of 2, 4 or 8 dense half columns or 2 or 4 float
+//                      columns: the matrix read as one array, a thread keeping every column's sum.
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
 //   reduceCutRows      exact double sums and means of rows of up to 256 elements: the row's
@@ -727,29 +727,34 @@ __global__ void __launch_bounds__(kThreads)
 // 2^26 x 4 half sums along axis 0 ran at 50 % of the read ceiling (H200). When a 16-byte vector
 // holds whole rows (a dense matrix whose columns divide the vector's elements, and a 16-byte
 // aligned start), element j of every vector lies in column j % kCols: the threads read the
-// matrix as one array, 16-byte vectors, kIn in flight, and each keeps kCols running sums
-// (NarrowRuns), every column's elements of the kIn vectors taken as one batch. Exact sums give
-// the same bits in any order. The block folds each column, posts kCols partials, and the block
-// that takes the last ticket folds the posts and writes the kCols results.
-// Taken where it measured faster than reduceColumns (bench/narrow_probe, H200, cold): 2 and 4
-// half columns (2^27 x 2: 350 -> 133 us; 2^26 x 4: 251 -> 181) and 2 float columns (2^27 x 2:
-// 326 -> 264). Not 8 half columns (2^25 x 8: 204 -> 243 at best) nor 4 float columns (303 ->
-// 298 at best, 362 as shipped here); bfloat16 was not measured and keeps reduceColumns.
+// matrix as one array, in units of kIn 16-byte vectors a thread (blocks take every gridDim.x-th
+// unit), and each keeps kCols running sums (NarrowRuns), every column's elements of the kIn
+// vectors taken as one batch. Exact sums give the same bits in any order. The block folds each
+// column, posts kCols partials, and the block that takes the last ticket folds the posts, a warp
+// a column, and writes the kCols results.
+// Taken for 2, 4 and 8 half columns and 2 and 4 float columns (bench/narrow_probe, H200, cold,
+// µs, against reduceColumns): 2^27 x 2 half 350 -> 131, 2^26 x 4 half 251 -> 135, 2^25 x 8 half
+// 204 -> 152, 2^27 x 2 float 327 -> 245, 2^26 x 4 float 303 -> 254. Before the last block's fold
+// was spread over a warp per column it took 20-40 us of these launches, and 8 half columns and 4
+// float columns were slower than reduceColumns. Each thread taking vectors t, t + threads, ...
+// instead of units was as fast, except for 4 float columns, where it spilled (322 us).
+// bfloat16 was not measured and keeps reduceColumns.
 template <class T, class Sem>
 inline constexpr bool narrow_columns_v =
     window_sums_v<T, Sem> && (std::is_same_v<T, half> || std::is_same_v<T, float>);
 template <class T, class Sem>
 inline bool narrow_columns_fit(const void* input, const Pieces& p) {
-  const bool columns = p.count == 2 || (std::is_same_v<T, half> && p.count == 4);
+  const bool columns = p.count == 2 || p.count == 4 || (std::is_same_v<T, half> && p.count == 8);
   return narrow_columns_v<T, Sem> && !p.offsets && columns && p.stride == p.count &&
          reinterpret_cast<std::uintptr_t>(input) % 16 == 0;
 }
+// Loads in flight a thread, and blocks an SM: eight half columns hold 126 registers with eight
+// loads (two blocks: 152 us against 161 with two loads and four blocks), two half columns 60
+// (four blocks), the others 72-80 (three).
 template <unsigned kCols>
-inline constexpr unsigned kNarrowLoads = kCols <= 4 ? 4 : 2;  // eight columns' sums hold more registers
-// Blocks an SM: two half columns hold 62 registers (four blocks: 133.1 us against 133.3 with
-// three), the others 80 (three).
+inline constexpr unsigned kNarrowLoads = kCols == 8 ? 8 : 4;
 template <class T, unsigned kCols>
-inline constexpr int kNarrowBlocksPerSm = std::is_same_v<T, half> && kCols == 2 ? 4 : 3;
+inline constexpr int kNarrowBlocksPerSm = kCols == 8 ? 2 : std::is_same_v<T, half> && kCols == 2 ? 4 : 3;
 // The blocks' partials a launch may post: kCols of them a block, within the workspace's pieces area.
 inline constexpr std::uint64_t kNarrowBlocks = 4096;
 
@@ -842,6 +847,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   using Acc = typename Sem::Acc;
   constexpr unsigned kVec = Shape<T>::kVec, kPer = kVec / kCols;  // rows a vector
   static_assert(kVec % kCols == 0, "a vector holds whole rows");
+  static_assert(kCols <= kWarps, "a warp folds each column");
   __shared__ Acc slot_storage[kCols * kWarps];
   rl::smem<Acc> slots = slot_storage;
   __shared__ unsigned last_storage[1];
@@ -852,14 +858,19 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const std::uint64_t n = rows * kCols, vectors = n / kVec;
   constexpr bool kPairsShared = std::is_same_v<T, half>;
   __shared__ Acc pair_storage[kPairsShared ? kCols * kThreads : 1];
-  NarrowRuns<T, Sem, kCols> runs((vectors / threads + 1) * kPer + 1, pair_storage);  // a thread's elements of a column, at most
-  std::uint64_t k = t;
-  for (; k + (kIn - 1) * threads < vectors; k += kIn * threads) {
+  // Units of kIn vectors a thread (vector u * kUnit + i * kThreads + threadIdx.x), every
+  // gridDim.x-th to a block, then the vectors past the last whole unit one to a thread.
+  constexpr std::uint64_t kUnit = std::uint64_t(kThreads) * kIn;
+  const std::uint64_t units = vectors / kUnit;
+  const std::uint64_t most = ((units + gridDim.x - 1) / gridDim.x + 1) * kIn;  // vectors a thread takes, at most
+  NarrowRuns<T, Sem, kCols> runs(most * kPer + 1, pair_storage);  // a thread's elements of a column, at most
+  for (std::uint64_t u = blockIdx.x; u < units; u += gridDim.x) {
     Vec<T> v[kIn];
 #pragma unroll
-    for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(input, (k + u * threads) * kVec);
+    for (unsigned i = 0; i < kIn; ++i) v[i] = load_vec(input, (u * kUnit + i * kThreads + threadIdx.x) * kVec);
     narrow_take<kIn, kCols>(runs, v);
   }
+  std::uint64_t k = units * kUnit + t;
   for (; k < vectors; k += threads) {
     const Vec<T> v = load_vec(input, k * kVec);
     narrow_take<1, kCols>(runs, &v);
@@ -871,43 +882,32 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     for (unsigned j = 0; j < kCols; ++j)
       if (t % kCols == j) runs.template take<1>(j, &x);
   }
-  // The block's fold of each column (thread 0 holds the results), then its posts and the ticket.
-  Acc a[kCols];
+  // The block's fold of each column: every warp folds its lanes' sums, then warp j < kCols folds
+  // column j's kWarps results and posts them. The ticket follows the barrier.
 #pragma unroll
   for (unsigned j = 0; j < kCols; ++j) {
     const Acc w = warp_fold<Sem>(runs.result(j));
     if (lane == 0) slots[j * kWarps + warp] = w;
   }
   __syncthreads();
-  if (warp == 0) {
+  if (warp < kCols) {
+    Acc a = lane < kWarps ? slots[warp * kWarps + lane] : Sem::identity();
 #pragma unroll
-    for (unsigned j = 0; j < kCols; ++j) a[j] = warp_fold<Sem>(lane < kWarps ? slots[j * kWarps + lane] : Sem::identity());
-    if (lane == 0) {
-#pragma unroll
-      for (unsigned j = 0; j < kCols; ++j) partials[std::uint64_t(blockIdx.x) * kCols + j] = a[j];
-      am_last[0] = take_ticket(ticket) == gridDim.x - 1 ? 1u : 0u;  // its release publishes the posts
-    }
+    for (unsigned offset = kWarps / 2; offset > 0; offset >>= 1) a = Sem::combine(a, shuffle_down(a, offset));
+    if (lane == 0) partials[std::uint64_t(blockIdx.x) * kCols + warp] = a;
   }
+  __syncthreads();  // every post written before thread 0's ticket (its release publishes them)
+  if (threadIdx.x == 0) am_last[0] = take_ticket(ticket) == gridDim.x - 1 ? 1u : 0u;
   __syncthreads();
   if (am_last[0] == 0) return;
-  // The last block: thread i folds the posts of blocks i, i + kThreads, ... for every column.
-#pragma unroll
-  for (unsigned j = 0; j < kCols; ++j) {
-    Acc p = Sem::identity();
-    for (std::uint64_t b = threadIdx.x; b < gridDim.x; b += kThreads)
-      p = Sem::combine(p, load_other_block(partials, b * kCols + j));
-    p = warp_fold<Sem>(p);
-    if (lane == 0) slots[j * kWarps + warp] = p;
+  // The last block: warp j folds column j's posts (lane l those of blocks l, l + 32, ..., four
+  // loads in flight) and writes its result. All of it in one warp, column after column, was a
+  // chain of dependent steps: 41 us of a 180 us launch for four half columns of 2^26 rows (H200).
+  if (warp < kCols) {
+    const Acc a = warp_fold<Sem>(fold_band_partials<Sem>(partials + warp, kCols, lane, 32, gridDim.x));
+    if (lane == 0) store_piece<Sem>(output, warp, a, rows, redo);
   }
-  __syncthreads();
-  if (warp == 0) {
-#pragma unroll
-    for (unsigned j = 0; j < kCols; ++j) {
-      const Acc w = warp_fold<Sem>(lane < kWarps ? slots[j * kWarps + lane] : Sem::identity());
-      if (lane == 0) store_piece<Sem>(output, j, w, rows, redo);
-    }
-    if (lane == 0) ticket[0] = 0u;
-  }
+  if (threadIdx.x == 0) ticket[0] = 0u;
 }
 
 }  // namespace reducelab::detail

@@ -89,7 +89,11 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
           const cudaError_t e = cudaGetLastError();
           return e == cudaSuccess ? Status{} : cuda_status(e, "launching reduceNarrowColumns");
         };
-        if (Status s = pieces.count == 2 ? launch.template operator()<2>() : launch.template operator()<4>(); !s) return s;
+        Status s;
+        if (pieces.count == 2) s = launch.template operator()<2>();
+        else if (pieces.count == 4) s = launch.template operator()<4>();
+        else if constexpr (std::is_same_v<T, half>) s = launch.template operator()<8>();
+        if (!s) return s;
       }
     }
     bool paired = false;  // half/bf16 min, max, sums and means: two columns to a lane (agent_segments.cuh)

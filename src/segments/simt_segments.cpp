@@ -74,8 +74,8 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     if constexpr (narrow_columns_v<T, Sem>) {
       if (plan.columns && narrow_columns_fit<T, Sem>(in, pieces)) {
         narrow = true;
-        DeviceBytes partials = device_copy(nullptr, 0, kNarrowBlocks * 4 * sizeof(Acc));
-        poison(partials.get(), kNarrowBlocks * 4 * sizeof(Acc));
+        DeviceBytes partials = device_copy(nullptr, 0, kNarrowBlocks * 8 * sizeof(Acc));
+        poison(partials.get(), kNarrowBlocks * 8 * sizeof(Acc));
         DeviceBytes ticket = device_copy(nullptr, 0, sizeof(unsigned));
         const auto launch = [&]<unsigned kCols>() {
           const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
@@ -86,7 +86,8 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
                      static_cast<unsigned*>(ticket.get()), out, redo);
         };
         if (pieces.count == 2) launch.template operator()<2>();
-        else launch.template operator()<4>();
+        else if (pieces.count == 4) launch.template operator()<4>();
+        else if constexpr (std::is_same_v<T, half>) launch.template operator()<8>();
         if (*static_cast<unsigned*>(ticket.get()) != 0) throw std::logic_error("reduceNarrowColumns left its ticket set");
       }
     }

@@ -572,9 +572,9 @@ rl::analysis::Counts recorded_axis(const std::vector<T>& x, Matrix m, int axis, 
   return recorder.counts();
 }
 
-// A dense matrix of 2 or 4 half columns or 2 float columns is read as one array, each thread
-// keeping every column's sum (reduceNarrowColumns); 3, 8 and 16 columns, bfloat16, a pitch,
-// and a start off a 16-byte boundary take reduceColumns. Variants plant a NaN, infinities
+// A dense matrix of 2, 4 or 8 half columns or 2 or 4 float columns is read as one array, each
+// thread keeping every column's sum (reduceNarrowColumns); 3 and 16 columns (and 8 float ones),
+// bfloat16, a pitch, and a start off a 16-byte boundary take reduceColumns. Variants plant a NaN, infinities
 // of both signs, columns of signed zeros only, and (float, bfloat16) a column whose pair cannot
 // hold it (2^100, 1, 2^-100, -2^100: listed and redone), in rows that leave a tail after the last
 // whole vector; grids 0, 1 and 3.
@@ -635,15 +635,16 @@ TEST(NarrowColumns, FewDenseColumnsHaveTheCpuBits) {
 // lane per column or two, took one per 64 or 128 bytes).
 TEST(NarrowColumns, AreReadAWarpAccessPer512Bytes) {
   const std::uint64_t rows = 16384;
-  {
-    const Matrix m{rows, 2, 0};
-    const auto x = random_input<float>(rows * 2, 23);
+  for (const std::uint64_t cols : {2, 4}) {
+    const Matrix m{rows, cols, 0};
+    const auto x = random_input<float>(rows * cols, 23 + cols);
     std::vector<float> got;
     const auto counts = recorded_axis(x, m, 0, op::sum{}, &got);
-    expect_same(got, expected_axis(x, m, 0, op::sum{}), "float sum, 2 columns");
-    EXPECT_LE(counts.outside.global_accesses + counts.totals.global_accesses, rows * 2 * sizeof(float) / 512 + 256);
+    expect_same(got, expected_axis(x, m, 0, op::sum{}), "float sum, " + std::to_string(cols) + " columns");
+    const std::uint64_t accesses = counts.outside.global_accesses + counts.totals.global_accesses;
+    EXPECT_LE(accesses, rows * cols * sizeof(float) / 512 + 256) << cols << " columns";
   }
-  for (const std::uint64_t cols : {2, 4}) {
+  for (const std::uint64_t cols : {2, 4, 8}) {
     const Matrix m{rows, cols, 0};
     const auto x = random_input<half>(rows * cols, 17 + cols);
     std::vector<float> got;
