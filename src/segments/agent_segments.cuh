@@ -486,8 +486,8 @@ struct PairExtremum {
 
 // ---- Exact sums and means of 16-bit float columns, two columns to a lane ----------------------
 // Read the same way for the same reason: a lane takes a word of two neighbouring columns per row
-// and folds each half in its own window and pair (the RunningFold below), so a warp reads 128
-// bytes of a row per load. A pair that lost part of its sum lists its column, not the word, for
+// and folds each half in its own window and pair (bfloat16) or plain double and pair (half; the
+// RunningFolds below), so a warp reads 128 bytes of a row per load. A pair that lost part of its sum lists its column, not the word, for
 // the redo (store_piece). Exact sums have one answer in any grouping: the bits are the one-column
 // kernel's. Only from 16 columns (pair_columns_fit).
 template <class T, class Sem>
@@ -566,6 +566,51 @@ struct RunningFold<std::uint32_t, PairSum<T, Sem>> {
   // line; inlined, sixteen copies of the pair's addition took the kernel from 77 to 128 registers.
   __device__ __noinline__ static typename Sem::Acc add_one(typename Sem::Acc a, T x) {
     return Sem::combine(a, Sem::lift(x, 0));
+  }
+};
+
+// Half columns: a plain double per column and no window. Every finite half is a multiple of
+// 2^-24 below 2^16, so any partial sum of up to kHalfChain = 2^13 of them is a double; an
+// infinity or NaN shows in the double itself (finite halves cannot carry it past DBL_MAX). Every
+// kHalfChain elements a column the doubles go into the columns' pairs (also NarrowRuns below).
+inline constexpr unsigned kHalfChain = 8192;
+template <class Sem>
+struct RunningFold<std::uint32_t, PairSum<half, Sem>> {
+  using Acc = typename PairSum<half, Sem>::Acc;
+  using Pair = typename Sem::Acc;
+  Pair pair[2];
+  double s[2] = {-0.0, -0.0};
+  unsigned taken = 0;  // elements in each column's double
+
+  __device__ __forceinline__ explicit RunningFold(std::uint64_t) : pair{Sem::identity(), Sem::identity()} {}
+  template <unsigned N, class IndexOf>
+  __device__ __forceinline__ void take(const std::uint32_t* word, IndexOf) {
+    if (taken + N > kHalfChain) {
+      pair[0] = hand_over(pair[0], s[0]), pair[1] = hand_over(pair[1], s[1]);
+      s[0] = s[1] = -0.0, taken = 0;
+    }
+    taken += N;
+#pragma unroll
+    for (unsigned k = 0; k < N; ++k) {
+      half lo, hi;
+      lo.bits = static_cast<std::uint16_t>(word[k]);
+      hi.bits = static_cast<std::uint16_t>(word[k] >> 16);
+      s[0] += static_cast<double>(widen(lo));
+      s[1] += static_cast<double>(widen(hi));
+    }
+  }
+  __device__ __forceinline__ void take_one(std::uint32_t word, std::uint64_t index) {
+    take<1>(&word, [&](unsigned) { return index; });
+  }
+  __device__ __forceinline__ Acc result() { return Acc{{hand_over(pair[0], s[0]), hand_over(pair[1], s[1])}}; }
+
+ private:
+  // A column's double into its pair; out of line (the pair's combine, inlined at each call, costs
+  // registers in the loop). Nothing to hand over while the sum is -0 (no element, or only -0s).
+  __device__ __noinline__ static Pair hand_over(Pair p, double v) {
+    if (!finite_double(v)) return Sem::combine(p, special_pair(special_flag(v)));
+    if (bits_of_double(v) == 0x8000000000000000ull) return p;
+    return Sem::combine(p, Pair{v, 0.0});
   }
 };
 
@@ -776,14 +821,10 @@ struct NarrowRuns {
   }
   __device__ __forceinline__ Acc result(unsigned j) { return run[j].result(); }
 };
-// Half: a plain double per column, with no window to check. Every finite half is a multiple of
-// 2^-24 below 2^16, so any partial sum of up to kHalfChain = 2^13 of them is a double; an
-// infinity or NaN shows in the double itself (finite halves cannot carry it past DBL_MAX). Every
-// kHalfChain elements a column the doubles go into the columns' pairs, which wait in shared
-// memory (`pairs`, kCols x kThreads) and not in registers: they are touched once every 8192
-// elements. A window's magnitudes cost each column of a half vector as much again (and 110
-// registers for four columns).
-inline constexpr unsigned kHalfChain = 8192;
+// Half: a plain double per column, with no window to check (kHalfChain, above). The columns'
+// pairs wait in shared memory (`pairs`, kCols x kThreads) and not in registers: they are touched
+// once every 8192 elements. A window's magnitudes cost each column of a half vector as much
+// again (and 110 registers for four columns).
 template <class Sem, unsigned kCols>
 struct NarrowRuns<half, Sem, kCols> {
   using Acc = typename Sem::Acc;

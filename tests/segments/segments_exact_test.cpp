@@ -676,6 +676,27 @@ TEST(NarrowColumns, LongHalfColumnsHandTheirDoublesOver) {
   expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}, 1), want, "half 3x2^20 x 2, grid 1");
 }
 
+// Half columns two to a lane (16 columns and more: PairSum) also sum in a plain double per
+// column, handed to the pair every 8192 elements. With 1024 words a row (32 groups of 32, as many
+// as the SIMT launch's warps) a lane folds one word column over every row. Column 0 holds 2^-24
+// and then 8703 x 65504, column 1 the same with the 2^-24 last: the sum S of the 65504s lies
+// halfway between two floats (S / 64 = 8703 x 2047 / 2) and past 2^29, so a double holding all
+// 8704 elements would round the 2^-24 away and the tie to even; the exact sum rounds up.
+TEST(PairColumns, LongHalfColumnsHandTheirDoublesOver) {
+  const std::uint64_t rows = 8704, cols = 2048;
+  const Matrix m{rows, cols, 0};
+  std::vector<half> x(rows * cols, from_double<half>(0.0));
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    x[r * cols] = from_double<half>(r == 0 ? 0x1p-24 : 65504.0);
+    x[r * cols + 1] = from_double<half>(r == rows - 1 ? 0x1p-24 : 65504.0);
+  }
+  const auto want = expected_axis(x, m, 0, op::sum{});
+  const float tie = 8703.0f * 65504.0f;  // S rounded to float: the tie to even, below S
+  ASSERT_GT(want[0], tie);
+  ASSERT_EQ(want[0], want[1]);
+  expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}), want, "half 8704 x 2048");
+}
+
 TEST(PackedRows, ExactSumsOfRowsInOneVectorHaveTheCpuBits) {
   expect_packed_rows<half>();
   expect_packed_rows<bfloat16>();
