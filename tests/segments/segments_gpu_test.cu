@@ -233,10 +233,10 @@ TYPED_TEST(SegmentsGpuExact, LongRowsAWarpOrABlockEachHaveTheCpuBits) {
 }
 
 // Fewer long rows than the blocks the GPU holds (200 rows of 65539: eight loads in flight a
-// thread at the default grid, four at grids 1 and 7), and the columns of a dense matrix of 2 or
-// 4 half columns or 2 float columns read as one array (a NaN, infinities of both signs, a column
-// of signed zeros and one a pair cannot hold planted; 3 or 8 columns, bfloat16, double and a
-// misaligned start take the column kernel), against the CPU backend.
+// thread at the default grid, four at grids 1 and 7), and the columns of a dense matrix of 2, 4
+// or 8 half columns or 2 or 4 float columns read as one array (a NaN, infinities of both signs, a
+// column of signed zeros and one a pair cannot hold planted; 3 columns, 8 float columns,
+// bfloat16, double and a misaligned start take the column kernel), against the CPU backend.
 TYPED_TEST(SegmentsGpuExact, FewLongRowsAndNarrowColumnsHaveTheCpuBits) {
   REQUIRE_GPU();
   using T = TypeParam;
