@@ -574,10 +574,10 @@ rl::analysis::Counts recorded_axis(const std::vector<T>& x, Matrix m, int axis, 
 
 // A dense matrix of 2, 4 or 8 half columns or 2 or 4 float columns is read as one array, each
 // thread keeping every column's sum (reduceNarrowColumns); 3 and 16 columns (and 8 float ones),
-// bfloat16, a pitch, and a start off a 16-byte boundary take reduceColumns. Variants plant a NaN, infinities
-// of both signs, columns of signed zeros only, and (float, bfloat16) a column whose pair cannot
-// hold it (2^100, 1, 2^-100, -2^100: listed and redone), in rows that leave a tail after the last
-// whole vector; grids 0, 1 and 3.
+// bfloat16, a pitch, and a start off a 16-byte boundary take reduceColumns. Variants plant a
+// NaN, infinities of both signs, columns of signed zeros only, and (float, bfloat16) a column
+// whose pair cannot hold it (2^100, 1, 2^-100, -2^100: listed and redone), in rows that leave a
+// tail after the last whole vector; grids 0, 1 and 3.
 template <class T>
 T narrow_value(double v) {
   return from_double<T>(v);
