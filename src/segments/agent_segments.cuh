@@ -394,13 +394,20 @@ template <class Acc>
 inline constexpr std::uint64_t kColumnJobsOf =
     kPiecePartialBytes / (32 * sizeof(Acc)) < kColumnJobs ? kPiecePartialBytes / (32 * sizeof(Acc)) : kColumnJobs;
 
-// `warps`: how many warps the launch keeps resident; with at least that many groups of 32
-// columns, a warp takes a whole group (every row) and writes its columns, with no block fold.
-// `target_jobs` and the bands are capped at the jobs whose partials (Acc) the workspace holds.
+// `blocks` and `warps`: how many blocks and warps the launch keeps resident. With at least as many
+// groups of 32 columns as warps, a warp takes a whole group (every row) and writes its columns,
+// with no block fold. Otherwise the rows are cut into bands, about two jobs a block to begin
+// with; blocks take jobs b, b + blocks, ..., so a launch lasts about as long as the most jobs one
+// block takes times a band's rows. Of the band counts from half to twice that first one, the one
+// with the least of that product is taken, the first one unless another is strictly less: 256
+// groups of half words on 396 blocks took 4 bands (three jobs for some blocks, two for others:
+// 3/4 of the rows) and take 3 (two jobs at most: 2/3). The bands are capped at the jobs whose
+// partials (Acc) the workspace holds.
 template <class Acc>
-inline ColumnShape column_shape(const Pieces& p, std::uint64_t target_jobs, std::uint64_t warps) {
+inline ColumnShape column_shape(const Pieces& p, std::uint64_t blocks, std::uint64_t warps) {
   constexpr std::uint64_t most_jobs = kColumnJobsOf<Acc>;
-  if (target_jobs > most_jobs) target_jobs = most_jobs;
+  if (blocks < 1) blocks = 1;
+  const std::uint64_t target_jobs = 2 * blocks < most_jobs ? 2 * blocks : most_jobs;
   ColumnShape s;
   s.cols = p.count, s.rows = p.length, s.pitch = p.stride;
   s.width = static_cast<unsigned>(s.cols < 32 ? s.cols : 32);
@@ -412,11 +419,16 @@ inline ColumnShape column_shape(const Pieces& p, std::uint64_t target_jobs, std:
     return s;
   }
   const std::uint64_t step = std::uint64_t(kWarps) * s.phases * 8;  // rows a block covers per 8 loads
-  std::uint64_t bands = s.groups >= target_jobs ? 1 : (target_jobs + s.groups - 1) / s.groups;
   const std::uint64_t most_by_rows = (s.rows + step - 1) / step;
-  if (bands > most_by_rows) bands = most_by_rows;
-  if (bands > 1 && s.groups * bands > most_jobs) bands = most_jobs / s.groups;
-  if (bands < 1) bands = 1;
+  std::uint64_t most_bands = most_jobs / s.groups < most_by_rows ? most_jobs / s.groups : most_by_rows;
+  if (most_bands < 1) most_bands = 1;
+  std::uint64_t bands = s.groups >= target_jobs ? 1 : (target_jobs + s.groups - 1) / s.groups;
+  if (bands > most_bands) bands = most_bands;
+  // The most jobs one block takes with b bands (the launch's length is that over b).
+  const auto rounds = [&](std::uint64_t b) { return (s.groups * b + blocks - 1) / blocks; };
+  const std::uint64_t first = bands;
+  for (std::uint64_t b = (first + 1) / 2; b <= 2 * first && b <= most_bands; ++b)
+    if (rounds(b) * bands < rounds(bands) * b) bands = b;
   s.bands = bands;
   s.band_rows = (s.rows + bands - 1) / bands;
   return s;

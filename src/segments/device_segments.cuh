@@ -104,7 +104,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
         const Pieces words = pair_column_pieces(pieces);
         std::uint64_t held = 0;
         if (Status s = blocks_held<reduceColumns<std::uint32_t, P>>(device, sms, &held); !s) return s;
-        const ColumnShape shape = column_shape<typename P::Acc>(words, 2 * held, held * kWarps);
+        const ColumnShape shape = column_shape<typename P::Acc>(words, held, held * kWarps);
         const unsigned grid = pieces_grid(options, held, column_blocks(shape));
         reduceColumns<std::uint32_t, P><<<grid, kThreads, 0, stream>>>(
             reinterpret_cast<const std::uint32_t*>(input), shape, static_cast<typename P::Acc*>(ws.pieces),
@@ -117,7 +117,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       static_assert(kColumnJobs <= kPieceTickets, "the workspace holds a launch's column partials");
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceColumns<T, Sem>>(device, sms, &held); !s) return s;
-      const ColumnShape shape = column_shape<typename Sem::Acc>(pieces, 2 * held, held * kWarps);
+      const ColumnShape shape = column_shape<typename Sem::Acc>(pieces, held, held * kWarps);
       const unsigned grid = pieces_grid(options, held, column_blocks(shape));
       reduceColumns<T, Sem><<<grid, kThreads, 0, stream>>>(input, shape, static_cast<typename Sem::Acc*>(ws.pieces),
                                                            ws.piece_tickets, output, redo);

@@ -99,7 +99,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
         DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(typename P::Acc));
         poison(partials.get(), kColumnJobs * 32 * sizeof(typename P::Acc));
         DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
-        const ColumnShape shape = column_shape<typename P::Acc>(pair_column_pieces(pieces), 48, 32);
+        const ColumnShape shape = column_shape<typename P::Acc>(pair_column_pieces(pieces), 24, 32);
         cfg.grid = grid_for(column_blocks(shape));
         cfg.name = "reduceColumns";
         rl::launch(reduceColumns<std::uint32_t, P>, cfg, reinterpret_cast<const std::uint32_t*>(in), shape,
@@ -111,9 +111,9 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(Acc));
       poison(partials.get(), kColumnJobs * 32 * sizeof(Acc));
       DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
-      // As on the GPU for a grid of a few blocks: 48 jobs of bands, or a warp per group from 32
-      // groups of 32 columns.
-      const ColumnShape shape = column_shape<Acc>(pieces, 48, 32);
+      // As on the GPU for a launch that holds 24 blocks: about 48 jobs of bands, or a warp per
+      // group from 32 groups of 32 columns.
+      const ColumnShape shape = column_shape<Acc>(pieces, 24, 32);
       cfg.grid = grid_for(column_blocks(shape));
       cfg.name = "reduceColumns";
       rl::launch(reduceColumns<T, Sem>, cfg, in, shape, static_cast<Acc*>(partials.get()),
