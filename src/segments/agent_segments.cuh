@@ -499,9 +499,9 @@ struct PairExtremum {
 // ---- Exact sums and means of 16-bit float columns, two columns to a lane ----------------------
 // Read the same way for the same reason: a lane takes a word of two neighbouring columns per row
 // and folds each half in its own window and pair (bfloat16) or plain double and pair (half; the
-// RunningFolds below), so a warp reads 128 bytes of a row per load. A pair that lost part of its sum lists its column, not the word, for
-// the redo (store_piece). Exact sums have one answer in any grouping: the bits are the one-column
-// kernel's. Only from 16 columns (pair_columns_fit).
+// RunningFolds below), so a warp reads 128 bytes of a row per load. A pair that lost part of its
+// sum lists its column, not the word, for the redo (store_piece). Exact sums have one answer in
+// any grouping: the bits are the one-column kernel's. Only from 16 columns (pair_columns_fit).
 template <class T, class Sem>
   requires(is_half_like<T> && is_exact_pieces<Sem>::value)
 struct PairSum {
@@ -584,8 +584,16 @@ struct RunningFold<std::uint32_t, PairSum<T, Sem>> {
 // Half columns: a plain double per column and no window. Every finite half is a multiple of
 // 2^-24 below 2^16, so any partial sum of up to kHalfChain = 2^13 of them is a double; an
 // infinity or NaN shows in the double itself (finite halves cannot carry it past DBL_MAX). Every
-// kHalfChain elements a column the doubles go into the columns' pairs (also NarrowRuns below).
+// kHalfChain elements a column the doubles go into the columns' pairs (also NarrowRuns below),
+// through half_chain_into_pair: nothing to hand over while the sum is -0 (no element, or only
+// -0s).
 inline constexpr unsigned kHalfChain = 8192;
+template <class Sem>
+__device__ __forceinline__ typename Sem::Acc half_chain_into_pair(typename Sem::Acc p, double s) {
+  if (!finite_double(s)) return Sem::combine(p, special_pair(special_flag(s)));
+  if (bits_of_double(s) == 0x8000000000000000ull) return p;
+  return Sem::combine(p, typename Sem::Acc{s, 0.0});
+}
 template <class Sem>
 struct RunningFold<std::uint32_t, PairSum<half, Sem>> {
   using Acc = typename PairSum<half, Sem>::Acc;
@@ -617,13 +625,9 @@ struct RunningFold<std::uint32_t, PairSum<half, Sem>> {
   __device__ __forceinline__ Acc result() { return Acc{{hand_over(pair[0], s[0]), hand_over(pair[1], s[1])}}; }
 
  private:
-  // A column's double into its pair; out of line (the pair's combine, inlined at each call, costs
-  // registers in the loop). Nothing to hand over while the sum is -0 (no element, or only -0s).
-  __device__ __noinline__ static Pair hand_over(Pair p, double v) {
-    if (!finite_double(v)) return Sem::combine(p, special_pair(special_flag(v)));
-    if (bits_of_double(v) == 0x8000000000000000ull) return p;
-    return Sem::combine(p, Pair{v, 0.0});
-  }
+  // A column's double into its pair, out of line (the pair's combine, inlined at each call, costs
+  // registers in the loop).
+  __device__ __noinline__ static Pair hand_over(Pair p, double v) { return half_chain_into_pair<Sem>(p, v); }
 };
 
 // The min, max, sum or mean of half or bfloat16 (Op) along axis 0, when the columns pair up into
@@ -849,8 +853,7 @@ struct NarrowRuns<half, Sem, kCols> {
   }
   __device__ __forceinline__ void flush(unsigned j) {
     const unsigned at = j * kThreads + threadIdx.x;
-    if (!finite_double(s[j])) pairs[at] = Sem::combine(pairs[at], special_pair(special_flag(s[j])));
-    else if (bits_of_double(s[j]) != 0x8000000000000000ull) pairs[at] = Sem::combine(pairs[at], Acc{s[j], 0.0});  // -0: nothing yet
+    pairs[at] = half_chain_into_pair<Sem>(pairs[at], s[j]);
     s[j] = -0.0;
   }
   template <unsigned N>  // N more elements a column
