@@ -306,22 +306,23 @@ void probe(const L2Flush& flush, std::uint64_t cols, int repeats, int sms) {
     check(matrix_pieces(x, m, 1, lib, &p));
     Pieces planned = p;
     const PiecePlan plan = plan_pieces<double, Sem>(&planned);
-    std::uint64_t held = 0;
-    check(blocks_held<reduceCutRows<double, Sem>>(0, sms, &held));
     const std::uint64_t per_block = std::uint64_t(kWarps) * (32 / plan.lanes);
-    const unsigned grid = pieces_grid({}, held, (rows + per_block - 1) / per_block);
-    auto k = reduceCutRows<double, Sem>;
-    cudaFuncAttributes attr;
-    CK(cudaFuncGetAttributes(&attr, k));
-    CK(cudaMemset(out, 0xff, rows * sizeof(double)));
-    CK(cudaMemset(missed, 0, 16));
-    const float us = cold_us(flush, [&] { k<<<grid, kThreads>>>(x, planned, plan.lanes, row_load_bytes<double>(x, p), out, missed); }, repeats);
-    CK(cudaGetLastError());
-    std::vector<double> got(rows);
-    CK(cudaMemcpy(got.data(), out, rows * sizeof(double), cudaMemcpyDeviceToHost));
-    std::printf("  reduceCutRows lanes %2u: %8.1f us %6.0f GB/s  regs %3d, local %zu bytes, %llu blocks/SM%s\n", plan.lanes, us,
-                bytes / (us * 1e3), attr.numRegs, attr.localSizeBytes, static_cast<unsigned long long>(held / sms),
-                std::memcmp(got.data(), want.data(), rows * sizeof(double)) == 0 ? "  bits equal" : "  BITS DIFFER");
+    with_cut_rows_kernel<double, Sem>(plan.lanes, cut_row_per(plan.lanes, cols), [&]<auto kKernel>() {
+      std::uint64_t held = 0;
+      check(blocks_held<kKernel>(0, sms, &held));
+      const unsigned grid = pieces_grid({}, held, (rows + per_block - 1) / per_block);
+      cudaFuncAttributes attr;
+      CK(cudaFuncGetAttributes(&attr, kKernel));
+      CK(cudaMemset(out, 0xff, rows * sizeof(double)));
+      CK(cudaMemset(missed, 0, 16));
+      const float us = cold_us(flush, [&] { kKernel<<<grid, kThreads>>>(x, planned, row_load_bytes<double>(x, p), out, missed); }, repeats);
+      CK(cudaGetLastError());
+      std::vector<double> got(rows);
+      CK(cudaMemcpy(got.data(), out, rows * sizeof(double), cudaMemcpyDeviceToHost));
+      std::printf("  reduceCutRows lanes %2u: %8.1f us %6.0f GB/s  regs %3d, local %zu bytes, %llu blocks/SM%s\n", plan.lanes, us,
+                  bytes / (us * 1e3), attr.numRegs, attr.localSizeBytes, static_cast<unsigned long long>(held / sms),
+                  std::memcmp(got.data(), want.data(), rows * sizeof(double)) == 0 ? "  bits equal" : "  BITS DIFFER");
+    });
   }
   // The cut as it was, then with whole-vector loads and lanes known at compile time.
   if (cols == 256) {

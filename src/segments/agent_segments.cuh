@@ -1274,26 +1274,39 @@ __device__ __forceinline__ void cut_row_steps(rl::gmem<const double> input, cons
 // Blocks of reduceCutRows an SM must hold: 64 registers a thread.
 inline constexpr int kCutRowBlocks = 4;
 
-// Launch with kThreads threads and any grid; `lanes`: cut_row_lanes (1 to 32), `load`:
-// row_load_bytes.
-template <class T, class Sem>
+// Launch with kThreads threads and any grid: rows of kLanes lanes (cut_row_lanes) with kPer vectors
+// each (cut_row_per), `load`: row_load_bytes. A kernel for each row shape: in one kernel that
+// switched on the lanes at run time, ptxas sized every shape's registers together and spilled
+// 48 bytes at the cap of 64 (each shape alone: 58 to 62 registers, no spill).
+template <class T, class Sem, unsigned kLanes, unsigned kPer>
 __global__ void __launch_bounds__(kThreads, kCutRowBlocks)
-    reduceCutRows(rl::gmem<const T> input, Pieces pieces, unsigned lanes, unsigned load,
-                  rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
+    reduceCutRows(rl::gmem<const T> input, Pieces pieces, unsigned load, rl::gmem<typename Sem::Out> output,
+                  rl::gmem<unsigned long long> redo) {
   static_assert(cut_rows_v<T, Sem>, "exact double sums and means");
-  switch (lanes) {  // cut_row_lanes: a lane a row of up to 4 vectors, else kCutPer vectors a lane
-    case 1: {
-      const std::uint64_t vectors = (pieces.length + 1) / 2;
-      if (vectors <= 1) cut_row_steps<Sem, 1, 1>(input, pieces, load, output, redo);
-      else if (vectors <= 2) cut_row_steps<Sem, 1, 2>(input, pieces, load, output, redo);
-      else cut_row_steps<Sem, 1, kCutPer>(input, pieces, load, output, redo);
-      break;
-    }
-    case 2: cut_row_steps<Sem, 2, kCutPer>(input, pieces, load, output, redo); break;
-    case 4: cut_row_steps<Sem, 4, kCutPer>(input, pieces, load, output, redo); break;
-    case 8: cut_row_steps<Sem, 8, kCutPer>(input, pieces, load, output, redo); break;
-    case 16: cut_row_steps<Sem, 16, kCutPer>(input, pieces, load, output, redo); break;
-    default: cut_row_steps<Sem, 32, kCutPer>(input, pieces, load, output, redo); break;
+  cut_row_steps<Sem, kLanes, kPer>(input, pieces, load, output, redo);
+}
+
+// Vectors a lane of reduceCutRows holds for rows of `length` over `lanes` lanes: a lane a row of
+// up to 4 vectors (1, 2 or 4 of them), else kCutPer.
+inline unsigned cut_row_per(unsigned lanes, std::uint64_t length) {
+  const std::uint64_t vectors = (length + 1) / 2;
+  return lanes > 1 || vectors > 2 ? kCutPer : static_cast<unsigned>(vectors <= 1 ? 1 : 2);
+}
+
+// Calls f.template operator()<reduceCutRows<T, Sem, lanes, per>>() for the row shape's kernel
+// (the GPU and the SIMT launchers share it).
+template <class T, class Sem, class F>
+inline decltype(auto) with_cut_rows_kernel(unsigned lanes, unsigned per, F&& f) {
+  switch (lanes) {
+    case 1:
+      if (per == 1) return f.template operator()<reduceCutRows<T, Sem, 1, 1>>();
+      if (per == 2) return f.template operator()<reduceCutRows<T, Sem, 1, 2>>();
+      return f.template operator()<reduceCutRows<T, Sem, 1, kCutPer>>();
+    case 2: return f.template operator()<reduceCutRows<T, Sem, 2, kCutPer>>();
+    case 4: return f.template operator()<reduceCutRows<T, Sem, 4, kCutPer>>();
+    case 8: return f.template operator()<reduceCutRows<T, Sem, 8, kCutPer>>();
+    case 16: return f.template operator()<reduceCutRows<T, Sem, 16, kCutPer>>();
+    default: return f.template operator()<reduceCutRows<T, Sem, 32, kCutPer>>();
   }
 }
 

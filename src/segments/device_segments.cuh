@@ -150,14 +150,19 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     }
     if constexpr (cut_rows_v<T, Sem>) {
       if (plan.cut_rows) {
-        std::uint64_t held = 0;
-        if (Status s = blocks_held<reduceCutRows<T, Sem>>(device, sms, &held); !s) return s;
         const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes);
-        const unsigned grid = pieces_grid(options, held, (pieces.count + rows_per_block - 1) / rows_per_block);
         const unsigned load = row_load_bytes<T>(input, pieces);
-        reduceCutRows<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, plan.lanes, load, output, redo);
-        const cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) return cuda_status(e, "launching reduceCutRows");
+        const Status launch = with_cut_rows_kernel<T, Sem>(plan.lanes, cut_row_per(plan.lanes, pieces.length),
+                                                           [&]<auto kKernel>() -> Status {
+          std::uint64_t held = 0;
+          if (Status s = blocks_held<kKernel>(device, sms, &held); !s) return s;
+          const unsigned grid = pieces_grid(options, held, (pieces.count + rows_per_block - 1) / rows_per_block);
+          kKernel<<<grid, kThreads, 0, stream>>>(input, launched, load, output, redo);
+          const cudaError_t e = cudaGetLastError();
+          if (e != cudaSuccess) return cuda_status(e, "launching reduceCutRows");
+          return {};
+        });
+        if (!launch) return launch;
       }
     }
   }

@@ -139,7 +139,9 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       if (plan.cut_rows) {
         cfg.grid = grid_for((pieces.count + std::uint64_t(kWarps) * (32 / plan.lanes) - 1) / (std::uint64_t(kWarps) * (32 / plan.lanes)));
         cfg.name = "reduceCutRows";
-        rl::launch(reduceCutRows<T, Sem>, cfg, in, launched, plan.lanes, row_load_bytes<T>(in, pieces), out, redo);
+        with_cut_rows_kernel<T, Sem>(plan.lanes, cut_row_per(plan.lanes, pieces.length), [&]<auto kKernel>() {
+          rl::launch(kKernel, cfg, in, launched, row_load_bytes<T>(in, pieces), out, redo);
+        });
       }
     }
   }
