@@ -48,7 +48,7 @@
 // for it (exact_pair.cuh), and fall back to exact pairs per row or per thread where it cannot.
 // Double rows of up to 256 elements are cut on a grid set by the row's largest element and summed
 // as two plain double sums (double_cut, exact_sum.cuh; reduceCutRows here), pairs where that
-// leaves a remainder.
+// leaves a remainder; longer double pieces cut each lane's round of loads the same way (CutFold).
 //
 // Still slow: columns of floating-point products follow each column's fixed order, one element
 // per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
@@ -56,7 +56,8 @@
 // sums and means, which read words of two columns (PairExtremum, PairSum); rows shorter than one
 // 16-byte vector take one load each only when they are exactly 4 or 8 bytes (others, element by
 // element), unless they are exact sums of a dense matrix whose rows divide a vector
-// (reducePackedRows); exact double sums of rows longer than 256 elements merge TwoSum pairs.
+// (reducePackedRows); exact sums a warp a row (reduceWarpRows) read 7 to 8 % slower than a block a
+// row, whose exact pairs' end costs more (docs/performance.md).
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
@@ -179,7 +180,8 @@ __host__ __device__ constexpr std::uint64_t contiguous_share(std::uint64_t n, st
 // to a thread, then 16-byte vectors, kIn loads in flight per thread, then the rest one to a
 // thread: a segment that starts anywhere keeps the vector loads (element by element, a warp has a
 // quarter of a float piece's bytes in flight). Any order gives these operations' bits. `run` is
-// a RunningFold, or a WindowFold or PairFold (exact_pieces.cuh).
+// a RunningFold, or a WindowFold, CutFold (which takes each round of loads whole) or PairFold
+// (exact_pieces.cuh).
 template <class T, unsigned kIn = 4, class Fold>
 __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
                                                 unsigned lane) {
@@ -193,10 +195,14 @@ __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, 
     Vec<T> v[kIn];
 #pragma unroll
     for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(body, (k + u * lanes) * kVec);
+    if constexpr (requires { run.template take_round<kIn>(v); }) {
+      run.template take_round<kIn>(v);  // a CutFold: the round as one group
+    } else {
 #pragma unroll
-    for (unsigned u = 0; u < kIn; ++u)
-      run.template take<kVec>(v[u].v, [&](unsigned j) { return head + (k + u * lanes) * kVec + j; });
-    if constexpr (requires { run.settle(); }) run.settle();  // a WindowFold's window: a round at most
+      for (unsigned u = 0; u < kIn; ++u)
+        run.template take<kVec>(v[u].v, [&](unsigned j) { return head + (k + u * lanes) * kVec + j; });
+      if constexpr (requires { run.settle(); }) run.settle();  // a WindowFold's window: a round at most
+    }
   }
   for (; k < vectors; k += lanes) {
     const Vec<T> v = load_vec(body, k * kVec);
@@ -205,33 +211,45 @@ __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, 
   for (std::uint64_t e = head + vectors * kVec + lane; e < n; e += lanes) run.take_one(x[e], e);
 }
 
+// One of `lanes` threads' fold of its share of an order-free operation over the contiguous
+// elements x[0, n) (fold_contiguous, kIn loads in flight), before the warp's or block's fold.
+// Exact sums of float, half and bfloat16 fold each lane's elements in plain double windows of a
+// round of loads each, settled into a pair (WindowFold); exact double sums cut each round on one
+// grid (CutFold). A lane whose windows or cuts do not vouch for its sum folds its elements again
+// with pairs, a load in flight (rare, and few registers for it). Against RunningFold, in a warp
+// a segment, segments of 1 to 4096 floats took 107.2 -> 78.6 us on an H200, halves 92.9 -> 70.3
+// us (docs/performance.md). Other operations, and window sums with kRoundWindows false (one
+// window a thread, which reduceLongPieces keeps: few rows of 2^20 halves a block each took 133.3
+// -> 151.9 us with a window a round, floats 244.2 -> 254.8, H200): RunningFold.
+template <class T, class Sem, unsigned kIn, bool kRoundWindows = true>
+__device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
+                                                            unsigned lane) {
+  using Acc = typename Sem::Acc;
+  if constexpr ((window_sums_v<T, Sem> && kRoundWindows) || cut_sums_v<T, Sem>) {
+    using First = std::conditional_t<cut_sums_v<T, Sem>, CutFold, WindowFold<T>>;
+    First first = [] {
+      if constexpr (cut_sums_v<T, Sem>) return CutFold{};
+      else return WindowFold<T>(kIn * Shape<T>::kVec + 2);  // a round, and a head or tail element
+    }();
+    fold_contiguous<T, kIn>(first, x, n, lanes, lane);
+    if constexpr (!cut_sums_v<T, Sem>) first.settle();
+    if (first.exact) return Acc{first.a, first.b};
+    PairFold<T, Sem> p;
+    fold_contiguous<T, 1>(p, x, n, lanes, lane);
+    return p.acc;
+  } else {
+    RunningFold<T, Sem> run(contiguous_share<T>(n, lanes));
+    fold_contiguous<T, kIn>(run, x, n, lanes, lane);
+    return run.result();
+  }
+}
+
 // An order-free operation over a contiguous piece of n elements (segments of up to a tile, long
-// rows in reduceWarpRows), by one warp (fold_contiguous), then a warp fold. The whole warp must
-// call it. Exact sums of float, half and bfloat16 fold each lane's elements in plain double
-// windows of a round of loads each, settled into a pair (WindowFold), and a lane with a window
-// that does not vouch for its sum folds them again with pairs, a load in flight (rare, and few
-// registers for it); against RunningFold, with the kernel below, segments of 1 to 4096 floats
-// took 107.2 -> 78.6 us on an H200, halves 92.9 -> 70.3 us (docs/performance.md).
+// rows in reduceWarpRows), by one warp (lane_fold_free, four loads in flight), then a warp fold.
+// The whole warp must call it.
 template <class T, class Sem>
 __device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n) {
-  const unsigned lane = threadIdx.x % 32;
-  if constexpr (window_sums_v<T, Sem>) {
-    constexpr unsigned kIn = 4;
-    WindowFold<T> w(kIn * Shape<T>::kVec + 2);  // a round, and a head or tail element
-    fold_contiguous<T, kIn>(w, x, n, 32, lane);
-    w.settle();
-    typename Sem::Acc mine{w.a, w.b};
-    if (!w.exact) {
-      PairFold<T, Sem> p;
-      fold_contiguous<T, 1>(p, x, n, 32, lane);
-      mine = p.acc;
-    }
-    return warp_fold<Sem>(mine);
-  } else {
-    RunningFold<T, Sem> run(contiguous_share<T>(n, 32));
-    fold_contiguous<T>(run, x, n, 32, lane);
-    return warp_fold<Sem>(run.result());
-  }
+  return warp_fold<Sem>(lane_fold_free<T, Sem, 4>(x, n, 32, threadIdx.x % 32));
 }
 
 // Writes the result of piece p, whose one element is x. A finite floating-point element is its
@@ -1648,7 +1666,7 @@ inline bool deep_rows_fit(const Pieces& p, std::uint64_t blocks) {
 
 // Rows longer than a tile, and segments longer than a tile (pieces.skip_short; `longs` lists
 // them when it could hold them all): the block's threads take the piece's vectors in turn
-// (fold_contiguous; strided pieces element by element), four loads in flight each (eight for
+// (lane_fold_free; strided pieces element by element), four loads in flight each (eight for
 // kDeep: deep_rows_fit), and the block folds.
 template <class T, class Sem, bool kDeep = false>
 __global__ void __launch_bounds__(kThreads)
@@ -1678,9 +1696,7 @@ __global__ void __launch_bounds__(kThreads)
     const rl::gmem<const T> x = input + first;
     Acc acc;
     if (pieces.stride == 1) {
-      RunningFold<T, Sem> run(contiguous_share<T>(length, kThreads));
-      fold_contiguous<T, kDeep ? 8 : 4>(run, x, length, kThreads, threadIdx.x);
-      acc = run.result();
+      acc = lane_fold_free<T, Sem, kDeep ? 8 : 4, false>(x, length, kThreads, threadIdx.x);
     } else {
       RunningFold<T, Sem> run(length / kThreads + 1);  // the most one thread takes
       const std::uint64_t stride = pieces.stride;
@@ -1732,9 +1748,10 @@ inline bool warp_rows_fit(const Pieces& p, std::uint64_t warps) {
 }
 
 // Launch with kThreads threads and any grid: warp w of the grid sums rows w, w + (warps in the
-// grid), ...
+// grid), ... Four blocks an SM (64 registers): doubles' CutFold took 74 with a bound of three,
+// and 16384 x 16384 double sums 523.6 us against 514.1 with four (H200).
 template <class T, class Sem>
-__global__ void __launch_bounds__(kThreads, 3)
+__global__ void __launch_bounds__(kThreads, 4)
     reduceWarpRows(rl::gmem<const T> input, Pieces pieces, rl::gmem<typename Sem::Out> output,
                    rl::gmem<unsigned long long> redo) {
   const std::uint64_t warp = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;

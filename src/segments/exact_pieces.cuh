@@ -39,6 +39,9 @@ __device__ __forceinline__ typename Sem::Acc absorb_elements(typename Sem::Acc a
 // Whether pieces of T under Sem are summed in windows first: exact sums of float, half and bfloat16.
 template <class T, class Sem>
 inline constexpr bool window_sums_v = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
+// Whether they are cut on a grid a round of loads at a time (CutFold): exact sums of doubles.
+template <class T, class Sem>
+inline constexpr bool cut_sums_v = is_exact_pieces<Sem>::value && std::is_same_v<T, double>;
 
 // One column's running sum: a window (exact_pair.cuh's WindowSum) in front of the exact pair.
 // Batches add in plain double while the exponents seen keep every partial sum exact for as many
@@ -142,6 +145,64 @@ struct WindowFold {
     w = window_identity();
   }
 };
+// A lane's doubles a round of loads at a time (fold_contiguous's take_round): the round's
+// elements cut on one grid set by their largest magnitude (double_cut, exact_sum.cuh) into two
+// plain double sums, even and odd elements in separate chains, which go into the lane's pair with
+// two bare TwoSums. Per element that is six additions and a comparison with no chain through the
+// pair, where absorb_run takes two dependent TwoSums (twelve additions). A round the cut cannot
+// take (its exponents too near either end of double's range, an infinity or NaN) goes into the
+// pair element by element; a lane whose pair then left a remainder, or saw an infinity or NaN,
+// folds its elements again with PairFold. On an H200, where FP64 additions do not limit these
+// kernels, the times equal two TwoSums an element's (docs/performance.md).
+struct CutFold {
+  double a = -0.0, b = 0.0;  // the exact sum so far, unevaluated
+  bool exact = true;         // no TwoSum left a remainder and no element was infinite or NaN
+  template <unsigned kIn>
+  __device__ __forceinline__ void take_round(const Vec<double>* v) {
+    std::uint32_t most = 0;
+#pragma unroll
+    for (unsigned i = 0; i < kIn; ++i)
+#pragma unroll
+      for (unsigned j = 0; j < 2; ++j) {
+        const std::uint32_t m = high_magnitude(v[i].v[j]);
+        most = m > most ? m : most;
+      }
+    const DoubleCut cut = double_cut(most, 2 * kIn);
+    CutSum even, odd;
+    if (cut.usable) {
+#pragma unroll
+      for (unsigned i = 0; i < kIn; ++i) {
+        cut_add(even, cut, v[i].v[0]);
+        cut_add(odd, cut, v[i].v[1]);
+      }
+    }
+    if (cut.usable && !(even.left || odd.left)) {
+      const bool high = pair_add_held(a, b, even.s1 + odd.s1);
+      const bool low = pair_add_held(a, b, even.s2 + odd.s2);
+      exact = exact && high && low;
+    } else {  // rare: zeros only, the range's ends, an infinity or NaN
+      bool held = true;
+#pragma unroll
+      for (unsigned i = 0; i < kIn; ++i)
+#pragma unroll
+        for (unsigned j = 0; j < 2; ++j) {
+          const bool step = pair_add_held(a, b, v[i].v[j]);
+          held = held && step;
+        }
+      exact = exact && held;
+    }
+  }
+  template <unsigned N, class IndexOf>
+  __device__ __forceinline__ void take(const double* v, IndexOf) {
+#pragma unroll
+    for (unsigned j = 0; j < N; ++j) take_one(v[j], 0);
+  }
+  __device__ __forceinline__ void take_one(double x, std::uint64_t) {
+    const bool held = pair_add_held(a, b, x);
+    exact = exact && held;
+  }
+};
+
 // A lane's elements straight into an exact pair (WindowFold's second pass): two bare TwoSums an
 // element while nothing is left over (absorb_run), a pair's full combine only for a vector where
 // something is.
