@@ -232,7 +232,11 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     if (plan.long_pieces && !by_warp) {
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceLongPieces<T, Sem>>(device, sms, &held); !s) return s;
-      const unsigned grid = pieces_grid(options, held, pieces.count);
+      // A matrix's rows a block each, the grid a block a row: blocks that start as others end read
+      // faster than blocks that loop over rows (H200, max along 16384 x 16384 floats 239.7 ->
+      // 233.1 us, doubles 468.1 -> 462.6, halves 124.2 -> 119.8; docs/performance.md). Segments
+      // keep the blocks the GPU holds: they loop over the long list, whose length only the GPU knows.
+      const unsigned grid = pieces_grid(options, pieces.offsets ? held : pieces.count, pieces.count);
       const std::uint64_t at_once = options.grid != 0 ? std::min<std::uint64_t>(options.grid, held) : held;
       bool deep = false;  // few long rows of exact sums: eight loads in flight a thread
       if constexpr (is_exact_pieces<Sem>::value) {
