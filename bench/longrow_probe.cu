@@ -1,6 +1,7 @@
 // longrow_probe: exact sums along long matrix rows (reduce_axis, axis 1; rows longer than the
 // row-group kernel takes, which reduceLongPieces sums a block each) against a warp a row (the
-// segment warps' fold, warp_fold_free), on device 0, cold (behind an L2 flush), median of R.
+// segment warps' fold, warp_fold_free; for doubles also two TwoSums an element, as before CutFold,
+// and CutFold with eight loads a round), on device 0, cold (behind an L2 flush), median of R.
 // 16384 x 16384 half, float and double sums, 2^13 x 2^15 half and double sums, 2^15 x 2^13
 // double sums; every row of the warp kernel compared bit for bit with reduce_axis's.
 //   longrow_probe [repeats=10]
@@ -21,23 +22,47 @@ namespace {
 using namespace reducelab;
 using namespace reducelab::detail;
 
-// A warp a row: each warp folds rows w, w + (warps in the grid), ... with warp_fold_free.
-template <class T, class Sem, int kBlocks>
+// A lane's fold of a double row: 0, two TwoSums an element (absorb_run, the library's fold before
+// CutFold); 1, the library's warp_fold_free; 2, CutFold with eight loads a round.
+template <class T, class Sem, int kFold>
+__device__ __forceinline__ typename Sem::Acc row_fold(const T* x, std::uint64_t n) {
+  const unsigned lane = threadIdx.x % 32;
+  if constexpr (kFold == 0 && std::is_same_v<T, double>) {
+    RunningFold<T, Sem> run(contiguous_share<T>(n, 32));
+    fold_contiguous<T>(run, x, n, 32, lane);
+    return warp_fold<Sem>(run.result());
+  } else if constexpr (kFold == 2 && std::is_same_v<T, double>) {
+    CutFold c;
+    fold_contiguous<T, 8>(c, x, n, 32, lane);
+    typename Sem::Acc mine{c.a, c.b};
+    if (!c.exact) {
+      PairFold<T, Sem> p;
+      fold_contiguous<T, 1>(p, x, n, 32, lane);
+      mine = p.acc;
+    }
+    return warp_fold<Sem>(mine);
+  } else {
+    return warp_fold_free<T, Sem>(x, n);
+  }
+}
+
+// A warp a row: each warp folds rows w, w + (warps in the grid), ...
+template <class T, class Sem, int kBlocks, int kFold>
 __global__ void __launch_bounds__(256, kBlocks)
     warp_rows(const T* x, std::uint64_t rows, std::uint64_t cols, typename Sem::Out* out, unsigned long long* redo) {
   const std::uint64_t warp = std::uint64_t(blockIdx.x) * 8 + threadIdx.x / 32;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * 8;
   for (std::uint64_t r = warp; r < rows; r += warps) {
-    const typename Sem::Acc acc = warp_fold_free<T, Sem>(x + r * cols, cols);
+    const typename Sem::Acc acc = row_fold<T, Sem, kFold>(x + r * cols, cols);
     if (threadIdx.x % 32 == 0) store_piece<Sem>(out, r, acc, cols, redo);
   }
 }
 
-template <class T, int kBlocks, class R = result_t<T, op::sum>>
+template <class T, int kBlocks, int kFold = 1, class Op = op::sum, class R = result_t<T, Op>>
 void variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t rows, std::uint64_t cols,
              const std::vector<R>& want, R* out, unsigned long long* redo) {
-  using Sem = piece_semantics_t<T, op::sum>;
-  auto k = warp_rows<T, Sem, kBlocks>;
+  using Sem = piece_semantics_t<T, Op>;
+  auto k = warp_rows<T, Sem, kBlocks, kFold>;
   int per_sm = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
   cudaFuncAttributes attr;
@@ -50,10 +75,40 @@ void variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64
   std::vector<R> got(rows);
   CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
   const double bytes = double(rows) * cols * sizeof(T);
-  std::printf("  warp a row, %d blocks/SM asked: %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM, grid %u%s\n", kBlocks,
+  std::printf("  %s, warp a row, fold %d, %d blocks/SM asked: %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM, grid %u%s\n", std::is_same_v<Op, op::max> ? "max" : "sum", kFold, kBlocks,
               us, bytes / (us * 1e3), attr.numRegs, attr.localSizeBytes, per_sm, grid,
               std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
   std::fflush(stdout);
+}
+
+// A block a row (the library's reduceLongPieces), on the grid the library gives it (the blocks
+// the GPU holds at once, each taking rows b, b + grid, ...) and on a grid of a block a row.
+template <class T, class Op, class R = result_t<T, Op>>
+void block_rows(const L2Flush& flush, int repeats, int sms, const T* x, const Matrix& m, const R* want, R* out,
+                unsigned long long* redo) {
+  using Sem = piece_semantics_t<T, Op>;
+  Pieces p;
+  check(matrix_pieces(x, m, 1, out, &p));
+  auto k = reduceLongPieces<T, Sem>;
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, 0));
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, k));
+  const double bytes = double(m.rows) * m.cols * sizeof(T);
+  for (const std::uint64_t grid : {std::uint64_t(per_sm) * sms, m.rows}) {
+    CK(cudaMemset(out, 0xff, m.rows * sizeof(R)));
+    CK(cudaMemset(redo, 0, 16));
+    const float us = cold_us(flush, [&] {
+      k<<<static_cast<unsigned>(grid), kThreads>>>(x, p, nullptr, nullptr, out, redo, LongList{});
+    }, repeats);
+    CK(cudaGetLastError());
+    std::vector<R> got(m.rows);
+    CK(cudaMemcpy(got.data(), out, m.rows * sizeof(R), cudaMemcpyDeviceToHost));
+    std::printf("  %s, a block a row (reduceLongPieces, regs %d, %d blocks/SM), grid %6llu: %8.1f us %6.0f GB/s%s\n",
+                std::is_same_v<Op, op::max> ? "max" : "sum", attr.numRegs, per_sm, static_cast<unsigned long long>(grid),
+                us, bytes / (us * 1e3), std::memcmp(got.data(), want, m.rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
+    std::fflush(stdout);
+  }
 }
 
 template <class T>
@@ -78,9 +133,25 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::
   const double bytes = double(n) * sizeof(T);
   std::printf("%llu x %llu %s: reduce_axis sum %.1f us (%.0f GB/s), max %.1f us\n", static_cast<unsigned long long>(rows),
               static_cast<unsigned long long>(cols), name, lib_us, bytes / (lib_us * 1e3), max_us);
-  variant<T, 1>(flush, repeats, sms, x, rows, cols, want, out, redo);
-  variant<T, 3>(flush, repeats, sms, x, rows, cols, want, out, redo);
-  variant<T, 4>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  if constexpr (std::is_same_v<T, double>) {
+    variant<T, 4, 0>(flush, repeats, sms, x, rows, cols, want, out, redo);
+    variant<T, 4, 1>(flush, repeats, sms, x, rows, cols, want, out, redo);
+    variant<T, 3, 2>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  } else {
+    variant<T, 3>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  }
+  block_rows<T, op::sum>(flush, repeats, sms, x, m, want.data(), out, redo);
+  {
+    std::vector<T> want_max(rows);
+    T* maxima = reinterpret_cast<T*>(lib);
+    check(reduce_axis(x, m, 1, op::max{}, maxima, nullptr, {}));
+    CK(cudaMemcpy(want_max.data(), maxima, rows * sizeof(T), cudaMemcpyDeviceToHost));
+    block_rows<T, op::max>(flush, repeats, sms, x, m, want_max.data(), maxima, redo);
+    if constexpr (std::is_same_v<T, float>) {
+      variant<T, 4, 1, op::max>(flush, repeats, sms, x, rows, cols, want_max, maxima, redo);
+
+    }
+  }
   CK(cudaFree(x));
   CK(cudaFree(lib));
   CK(cudaFree(out));

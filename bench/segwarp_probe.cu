@@ -7,7 +7,7 @@
 // with reduce_segments's. Floats twice: the probes' values and values in [-1, 1) (the bench's).
 // Then 16384 rows of 16384 given as segments, and reduce_axis along them (a warp a row); then
 // float, half and bfloat16 rows of 1024 to 16384 elements: reduce_axis against a warp a row.
-//   segwarp_probe [repeats=10]
+//   segwarp_probe [repeats=10] [double: the double segments and rows only]
 #include <cuda_runtime.h>
 
 #include <cub/device/device_segmented_reduce.cuh>
@@ -53,8 +53,8 @@ __device__ __forceinline__ typename Sem::Acc fold_two_chains(const double* x, st
   return Sem::combine(a0, a1);
 }
 
-// 0: RunningFold (the library's fold before); 1: the library's warp_fold_free (windows of a
-// round settled into a pair); 2: doubles in two chains.
+// 0: RunningFold (the library's fold before; doubles: two TwoSums an element); 1: the library's
+// warp_fold_free (windows of a round settled into a pair; doubles: CutFold); 2: doubles in two chains.
 template <class T, class Sem, unsigned kIn, int kFold>
 __device__ __forceinline__ typename Sem::Acc fold_segment(const T* x, std::uint64_t n) {
   const unsigned lane = threadIdx.x % 32;
@@ -184,10 +184,9 @@ void probe(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& h
   }
   variant<T, op::sum, 4, 0, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
   if constexpr (std::is_same_v<T, double>) {
+    variant<T, op::sum, 4, 1, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
+    variant<T, op::sum, 4, 1, 128>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
     variant<T, op::sum, 4, 2, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
-    variant<T, op::sum, 8, 2, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
-    variant<T, op::sum, 4, 2, 128>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
-    variant<T, op::sum, 2, 0, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
   } else {
     variant<T, op::sum, 4, 1, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
   }
@@ -264,16 +263,20 @@ int main(int argc, char** argv) {
     at += len;
     e.push_back(at);
   }
-  probe<float>(flush, repeats, b, e, "float");
-  probe<float>(flush, repeats, b, e, "float in [-1, 1)", true);
+  const bool doubles_only = argc > 2 && std::strcmp(argv[2], "double") == 0;
+  if (!doubles_only) {
+    probe<float>(flush, repeats, b, e, "float");
+    probe<float>(flush, repeats, b, e, "float in [-1, 1)", true);
+  }
   probe<double>(flush, repeats, b, e, "double");
-  probe<reducelab::half>(flush, repeats, b, e, "half");
+  if (!doubles_only) probe<reducelab::half>(flush, repeats, b, e, "half");
   // 16384 rows of 16384 as segments (reduce_axis's reduceWarpRows takes such double rows a warp each).
   b.clear(), e.clear();
   for (std::int64_t r = 0; r < 16384; ++r) b.push_back(r * 16384), e.push_back((r + 1) * 16384);
   std::printf("16384 x 16384 rows as segments\n");
-  probe<float>(flush, repeats, b, e, "float in [-1, 1)", true);
+  if (!doubles_only) probe<float>(flush, repeats, b, e, "float in [-1, 1)", true);
   probe<double>(flush, repeats, b, e, "double");
+  if (doubles_only) return 0;
   for (const std::uint64_t cols : {1024, 2048, 4096, 8192, 16384}) {
     rows<float>(flush, repeats, prop.multiProcessorCount, (std::uint64_t(1) << 28) / cols, cols, "float");
     rows<reducelab::half>(flush, repeats, prop.multiProcessorCount, (std::uint64_t(1) << 28) / cols, cols, "half");
