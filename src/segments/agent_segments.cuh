@@ -1202,14 +1202,7 @@ template <class Sem, unsigned kLanes, unsigned kPer>
 __device__ __forceinline__ bool cut_row(const Vec<double>* v, unsigned group, bool mine, std::uint64_t r,
                                         std::uint64_t length, rl::gmem<typename Sem::Out> output,
                                         rl::gmem<unsigned long long> redo) {
-  std::uint32_t most = 0;
-#pragma unroll
-  for (unsigned q = 0; q < kPer; ++q)
-#pragma unroll
-    for (unsigned j = 0; j < 2; ++j) {
-      const std::uint32_t m = high_magnitude(v[q].v[j]);
-      most = m > most ? m : most;
-    }
+  std::uint32_t most = largest_high_magnitude<kPer>(v);
 #pragma unroll
   for (unsigned offset = kLanes / 2; offset > 0; offset >>= 1) {
     const std::uint32_t m = __shfl_xor_sync(kFullMask, most, offset);

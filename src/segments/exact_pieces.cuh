@@ -145,6 +145,20 @@ struct WindowFold {
     w = window_identity();
   }
 };
+// The largest high_magnitude of N vectors of doubles: what double_cut takes.
+template <unsigned N>
+__device__ __forceinline__ std::uint32_t largest_high_magnitude(const Vec<double>* v) {
+  std::uint32_t most = 0;
+#pragma unroll
+  for (unsigned i = 0; i < N; ++i)
+#pragma unroll
+    for (unsigned j = 0; j < 2; ++j) {
+      const std::uint32_t m = high_magnitude(v[i].v[j]);
+      most = m > most ? m : most;
+    }
+  return most;
+}
+
 // A lane's doubles a round of loads at a time (fold_contiguous's take_round): the round's
 // elements cut on one grid set by their largest magnitude (double_cut, exact_sum.cuh) into two
 // plain double sums, even and odd elements in separate chains, which go into the lane's pair with
@@ -159,15 +173,7 @@ struct CutFold {
   bool exact = true;         // no TwoSum left a remainder and no element was infinite or NaN
   template <unsigned kIn>
   __device__ __forceinline__ void take_round(const Vec<double>* v) {
-    std::uint32_t most = 0;
-#pragma unroll
-    for (unsigned i = 0; i < kIn; ++i)
-#pragma unroll
-      for (unsigned j = 0; j < 2; ++j) {
-        const std::uint32_t m = high_magnitude(v[i].v[j]);
-        most = m > most ? m : most;
-      }
-    const DoubleCut cut = double_cut(most, 2 * kIn);
+    const DoubleCut cut = double_cut(largest_high_magnitude<kIn>(v), 2 * kIn);
     CutSum even, odd;
     if (cut.usable) {
 #pragma unroll
