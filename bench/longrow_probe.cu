@@ -1,9 +1,10 @@
 // longrow_probe: exact sums along long matrix rows (reduce_axis, axis 1; rows longer than the
 // row-group kernel takes, which reduceLongPieces sums a block each) against a warp a row (the
 // segment warps' fold, warp_fold_free; for doubles also two TwoSums an element, as before CutFold,
-// and CutFold with eight loads a round), on device 0, cold (behind an L2 flush), median of R.
-// 16384 x 16384 half, float and double sums, 2^13 x 2^15 half and double sums, 2^15 x 2^13
-// double sums; every row of the warp kernel compared bit for bit with reduce_axis's.
+// and CutFold with eight loads a round; on the blocks the GPU holds and on a grid of every row),
+// and against reduceLongPieces on both grids (sums and maxima), on device 0, cold (behind an L2
+// flush), median of R. 16384 x 16384 half, float and double sums, 2^13 x 2^15 half and double
+// sums, 2^15 x 2^13 double sums; every row compared bit for bit with reduce_axis's.
 //   longrow_probe [repeats=10]
 #include <cuda_runtime.h>
 
@@ -58,16 +59,17 @@ __global__ void __launch_bounds__(256, kBlocks)
   }
 }
 
+// A warp a row on the blocks the GPU holds, or (every_row) on a grid of every row.
 template <class T, int kBlocks, int kFold = 1, class Op = op::sum, class R = result_t<T, Op>>
 void variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t rows, std::uint64_t cols,
-             const std::vector<R>& want, R* out, unsigned long long* redo) {
+             const std::vector<R>& want, R* out, unsigned long long* redo, bool every_row = false) {
   using Sem = piece_semantics_t<T, Op>;
   auto k = warp_rows<T, Sem, kBlocks, kFold>;
   int per_sm = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
   cudaFuncAttributes attr;
   CK(cudaFuncGetAttributes(&attr, k));
-  const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>((rows + 7) / 8, std::uint64_t(per_sm) * sms));
+  const unsigned grid = static_cast<unsigned>(every_row ? (rows + 7) / 8 : std::min<std::uint64_t>((rows + 7) / 8, std::uint64_t(per_sm) * sms));
   CK(cudaMemset(out, 0xff, rows * sizeof(R)));
   CK(cudaMemset(redo, 0, 16));
   const float us = cold_us(flush, [&] { k<<<grid, 256>>>(x, rows, cols, out, redo); }, repeats);
@@ -136,9 +138,11 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::
   if constexpr (std::is_same_v<T, double>) {
     variant<T, 4, 0>(flush, repeats, sms, x, rows, cols, want, out, redo);
     variant<T, 4, 1>(flush, repeats, sms, x, rows, cols, want, out, redo);
+    variant<T, 4, 1>(flush, repeats, sms, x, rows, cols, want, out, redo, true);
     variant<T, 3, 2>(flush, repeats, sms, x, rows, cols, want, out, redo);
   } else {
     variant<T, 3>(flush, repeats, sms, x, rows, cols, want, out, redo);
+    variant<T, 3>(flush, repeats, sms, x, rows, cols, want, out, redo, true);
   }
   block_rows<T, op::sum>(flush, repeats, sms, x, m, want.data(), out, redo);
   {

@@ -222,7 +222,10 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
         const std::uint64_t blocks = options.grid != 0 ? std::min<std::uint64_t>(options.grid, held) : held;
         if (warp_rows_fit<T, Sem>(pieces, blocks * kWarps)) {
           by_warp = true;
-          const unsigned grid = pieces_grid(options, held, (pieces.count + kWarps - 1) / kWarps);
+          // A grid of every row, as for a block a row below (H200, 16384 x 16384 sums a warp a
+          // row: floats 251.9 -> 246.3 us, halves 131.5 -> 128.8, doubles 514.9 -> 506.2).
+          const std::uint64_t every = (pieces.count + kWarps - 1) / kWarps;
+          const unsigned grid = pieces_grid(options, every, every);
           reduceWarpRows<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, output, redo);
           const cudaError_t e = cudaGetLastError();
           if (e != cudaSuccess) return cuda_status(e, "launching reduceWarpRows");
