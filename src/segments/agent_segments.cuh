@@ -56,7 +56,7 @@
 // sums and means, which read words of two columns (PairExtremum, PairSum); rows shorter than one
 // 16-byte vector take one load each only when they are exactly 4 or 8 bytes (others, element by
 // element), unless they are exact sums of a dense matrix whose rows divide a vector
-// (reducePackedRows); exact sums of long rows stay 7 to 8 % behind CUB's plain sums: a warp a row
+// (reducePackedRows); exact sums of long rows stay 4 to 7 % behind CUB's plain sums: a warp a row
 // (reduceWarpRows) reads slower than a block a row, and a block a row pays each row's fold of
 // exact pairs (docs/performance.md).
 #include <cstdint>
