@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """One table from the JSON of `reducelab bench --shape/--segments` (reducelab and CUB in one
 process) and of bench/axis_torch_cupy.py (torch, cupy on the same GPU): per layout, dtype, op
-and axis, each implementation's median time, and reducelab's GB/s, % of the read ceiling and
-speed-up over the fastest other implementation.
+and axis, each implementation's median time, and reducelab's GB/s, % of the read ceiling, % of
+the floor that also counts what it writes (each byte written at a copy's cost), and speed-up over
+the fastest other implementation.
 
     python3 bench/shapes_table.py FILE.json [FILE.json ...] [--markdown]
 
@@ -31,11 +32,13 @@ def main(argv):
     impls = []
     device = ""
     ceiling = 0.0
+    copy = 0.0
     for path in paths:
         with open(path) as f:
             j = json.load(f)
         device = device or j.get("device", {}).get("name", "")
         ceiling = ceiling or j.get("read_ceiling_gb_per_s", 0.0)
+        copy = copy or j.get("copy_ceiling_gb_per_s", 0.0)
         for r in j.get("rows", []):
             impl = short(r["impl"])
             if impl not in impls:
@@ -43,7 +46,7 @@ def main(argv):
             key = (layout_key(r["layout"]), r["dtype"], r["op"], r["axis"])
             cells.setdefault(key, {})[impl] = (r.get("median_us", r.get("us_median", 0)), r)
     others = [i for i in impls if i != "reducelab"]
-    head = ["layout", "dtype", "op", "axis", "reducelab us", "GB/s", "%ceil"] + [f"{i} us" for i in others] + ["x best other"]
+    head = ["layout", "dtype", "op", "axis", "reducelab us", "GB/s", "%ceil", "%floor"] + [f"{i} us" for i in others] + ["x best other"]
     lines = []
     for key in sorted(cells, key=lambda k: (k[0], k[1], k[2], -k[3])):
         c = cells[key]
@@ -52,9 +55,10 @@ def main(argv):
         cols = [key[0], key[1], key[2], str(key[3]) if key[3] >= 0 else "-"]
         if mine:
             mark = "" if mine[1].get("status", "ok") == "ok" else "?"
-            cols += [f"{us:.1f}{mark}", f"{mine[1].get('gb_per_s', 0):.0f}", f"{mine[1].get('pct_of_read_ceiling', 0):.1f}"]
+            cols += [f"{us:.1f}{mark}", f"{mine[1].get('gb_per_s', 0):.0f}", f"{mine[1].get('pct_of_read_ceiling', 0):.1f}",
+                     f"{mine[1]['pct_of_floor']:.1f}" if "pct_of_floor" in mine[1] else "-"]
         else:
-            cols += ["-", "-", "-"]
+            cols += ["-", "-", "-", "-"]
         best = 0
         for i in others:
             if i in c:
@@ -65,7 +69,10 @@ def main(argv):
                 cols.append("-")
         cols.append(f"{best / us:.2f}" if us and best else "-")
         lines.append(cols)
-    print(f"{device}, read ceiling {ceiling:.0f} GB/s" if ceiling else device)
+    head_line = f"{device}, read ceiling {ceiling:.0f} GB/s" if ceiling else device
+    if copy:
+        head_line += f", copy ceiling {copy:.0f} GB/s moved"
+    print(head_line)
     if markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))

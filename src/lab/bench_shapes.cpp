@@ -131,17 +131,28 @@ Layout parse_layout(const ShapeArgs& a) {
 struct ShapeRow {
   std::string impl, dtype, op, layout, status, note;
   int axis = -1;
-  std::uint64_t pieces = 0, bytes = 0, mismatches = 0;
+  // bytes: the input's; offset_bytes: the segments' begin and end offsets (none for a matrix);
+  // written_bytes: the results'.
+  std::uint64_t pieces = 0, bytes = 0, offset_bytes = 0, written_bytes = 0, mismatches = 0;
   double us_median = 0, us_min = 0, us_max = 0, gb_per_s = 0, pct_of_read_ceiling = 0, ratio_to_cub = 0;
+  double floor_us = 0, pct_of_floor = 0;
 };
 
-void set_times(ShapeRow& r, std::vector<double> us, double ceiling) {
+// The run's two ceilings, measured once per process.
+struct Ceilings {
+  double read_gbs = 0, copy_gbs = 0;
+};
+
+void set_times(ShapeRow& r, std::vector<double> us, const Ceilings& c) {
   const TimeStats t = time_stats(std::move(us));
   r.us_median = t.median;
   r.us_min = t.min;
   r.us_max = t.max;
   r.gb_per_s = static_cast<double>(r.bytes) / (r.us_median * 1e3);
-  if (ceiling > 0) r.pct_of_read_ceiling = 100.0 * r.gb_per_s / ceiling;
+  if (c.read_gbs > 0) r.pct_of_read_ceiling = 100.0 * r.gb_per_s / c.read_gbs;
+  r.floor_us = moved_floor_us(static_cast<double>(r.bytes + r.offset_bytes), static_cast<double>(r.written_bytes),
+                              c.read_gbs, c.copy_gbs);
+  if (r.floor_us > 0) r.pct_of_floor = 100.0 * r.floor_us / r.us_median;
 }
 
 // The lab's loop in cold mode (each call behind an L2 flush); the warm-up loads the module and
@@ -158,7 +169,7 @@ std::vector<double> time_call(Device& device, const std::function<void()>& call,
 template <class T, class Op>
 void measure(Device& device, const Layout& l, int axis, Dtype elem, OpKind opk, const void* d_input,
              const std::vector<T>& host, const std::int64_t* d_begin, const std::int64_t* d_end, int repeats,
-             double ceiling, std::vector<ShapeRow>& rows) {
+             const Ceilings& ceiling, std::vector<ShapeRow>& rows) {
   using R = reducelab::result_t<T, Op>;
   const reducelab::Matrix m{l.rows, l.cols, 0};
   const std::uint64_t pieces = l.matrix ? (axis == 1 ? l.rows : l.cols) : l.begin.size();
@@ -178,6 +189,8 @@ void measure(Device& device, const Layout& l, int axis, Dtype elem, OpKind opk, 
     ShapeRow r;
     r.impl = impl, r.dtype = std::string(name(elem)), r.op = std::string(core::name(opk)), r.layout = l.text;
     r.axis = axis, r.pieces = pieces, r.bytes = l.n * sizeof(T);
+    r.offset_bytes = l.matrix ? 0 : 2 * pieces * sizeof(std::int64_t);
+    r.written_bytes = pieces * sizeof(R);
     return r;
   };
   auto poison = [&] { device.fill(out.get(), 0x5a, pieces * sizeof(R)); };
@@ -231,6 +244,13 @@ void measure(Device& device, const Layout& l, int axis, Dtype elem, OpKind opk, 
 
 bool wants_shapes(const ShapeArgs& a) { return !a.shape.empty() || !a.segments.empty(); }
 
+double moved_floor_us(double read_bytes, double written_bytes, double read_ceiling_gbs, double copy_ceiling_gbs) {
+  if (read_ceiling_gbs <= 0 || copy_ceiling_gbs <= 0) return 0;
+  const double us_per_byte_read = 1.0 / (read_ceiling_gbs * 1e3);
+  const double us_per_byte_written = std::max(0.0, 2.0 / (copy_ceiling_gbs * 1e3) - us_per_byte_read);
+  return read_bytes * us_per_byte_read + written_bytes * us_per_byte_written;
+}
+
 ShapesReport run_shapes(const ShapeArgs& a) {
   const Layout layout = parse_layout(a);
   const auto elems = a.dtypes.empty() ? std::vector<Dtype>{Dtype::int32, Dtype::float32, Dtype::half, Dtype::float64}
@@ -241,7 +261,7 @@ ShapesReport run_shapes(const ShapeArgs& a) {
   std::string why;
   if (!cuda_usable(&why)) throw std::runtime_error(fmt::format("bench --shape/--segments: {}; it needs a GPU", why));
   auto device = open_cuda_device();
-  const double ceiling = device->read_ceiling_gbs();
+  const Ceilings ceiling{device->read_ceiling_gbs(), device->copy_ceiling_gbs()};
   device->flush_l2();
 
   std::vector<ShapeRow> rows;
@@ -288,7 +308,8 @@ ShapesReport run_shapes(const ShapeArgs& a) {
   j["params"] = {{"shape", a.shape}, {"axis", a.axis},       {"segments", a.segments}, {"n", layout.n},
                  {"dtypes", a.dtypes}, {"ops", a.ops},     {"repeats", repeats},     {"seed", a.seed},
                  {"format", a.format}, {"json", a.json},   {"mode", "cold"}};
-  j["read_ceiling_gb_per_s"] = ceiling;
+  j["read_ceiling_gb_per_s"] = ceiling.read_gbs;
+  j["copy_ceiling_gb_per_s"] = ceiling.copy_gbs;
   j["layout"] = layout.text;
   j["repeats"] = repeats;
   j["mode"] = "cold";
@@ -300,18 +321,20 @@ ShapesReport run_shapes(const ShapeArgs& a) {
     j["rows"].push_back({{"impl", r.impl}, {"dtype", r.dtype}, {"op", r.op}, {"layout", r.layout}, {"axis", r.axis},
                          {"pieces", r.pieces}, {"bytes", r.bytes}, {"median_us", r.us_median}, {"min_us", r.us_min},
                          {"max_us", r.us_max}, {"gb_per_s", r.gb_per_s}, {"pct_of_read_ceiling", r.pct_of_read_ceiling},
-                         {"ratio_to_cub", r.ratio_to_cub}, {"status", r.status}, {"verified", r.status == "ok"},
+                         {"offset_bytes", r.offset_bytes}, {"written_bytes", r.written_bytes}, {"floor_us", r.floor_us},
+                         {"pct_of_floor", r.pct_of_floor}, {"ratio_to_cub", r.ratio_to_cub}, {"status", r.status}, {"verified", r.status == "ok"},
                          {"mismatches", r.mismatches}});
   }
-  std::string t = fmt::format("{}: {} (read ceiling {:.0f} GB/s), median of {} repeats, cold (each call behind an L2 "
-                              "flush)\n",
-                              device->info().name, layout.text, ceiling, repeats);
-  t += fmt::format("{:<14} {:<7} {:<4} {:>4} {:>10} {:>11} {:>8} {:>7} {:>7}  {}\n", "impl", "dtype", "op", "axis",
-                   "pieces", "us", "GB/s", "%ceil", "xCUB", "status");
+  std::string t = fmt::format("{}: {} (read ceiling {:.0f} GB/s, copy ceiling {:.0f} GB/s moved), median of {} "
+                              "repeats, cold (each call behind an L2 flush)\n",
+                              device->info().name, layout.text, ceiling.read_gbs, ceiling.copy_gbs, repeats);
+  t += fmt::format("{:<14} {:<7} {:<4} {:>4} {:>10} {:>11} {:>8} {:>7} {:>7} {:>7}  {}\n", "impl", "dtype", "op", "axis",
+                   "pieces", "us", "GB/s", "%ceil", "%floor", "xCUB", "status");
   for (const auto& r : rows)
-    t += fmt::format("{:<14} {:<7} {:<4} {:>4} {:>10} {:>11.1f} {:>8.0f} {:>7.1f} {:>7}  {}\n", r.impl, r.dtype, r.op,
-                     r.axis < 0 ? std::string("-") : std::to_string(r.axis), r.pieces, r.us_median, r.gb_per_s,
-                     r.pct_of_read_ceiling, r.ratio_to_cub > 0 ? fmt::format("{:.2f}", r.ratio_to_cub) : "-",
+    t += fmt::format("{:<14} {:<7} {:<4} {:>4} {:>10} {:>11.1f} {:>8.0f} {:>7.1f} {:>7.1f} {:>7}  {}\n", r.impl, r.dtype,
+                     r.op, r.axis < 0 ? std::string("-") : std::to_string(r.axis), r.pieces, r.us_median, r.gb_per_s,
+                     r.pct_of_read_ceiling, r.pct_of_floor,
+                     r.ratio_to_cub > 0 ? fmt::format("{:.2f}", r.ratio_to_cub) : "-",
                      r.status == "ok" ? r.status : fmt::format("{} ({} pieces)", r.status, r.mismatches));
   report.json = std::move(j);
   report.table = std::move(t);

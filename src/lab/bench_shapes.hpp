@@ -26,6 +26,11 @@ struct ShapeArgs {
 
 bool wants_shapes(const ShapeArgs& a);
 
+// The least time in µs a layout's reads and writes take: `read_bytes` at the read ceiling, and
+// each byte written at what it costs in a copy beyond its read (a copy at `copy_ceiling_gbs`
+// moves each byte twice: 2 / copy - 1 / read). 0 when either ceiling is unknown.
+double moved_floor_us(double read_bytes, double written_bytes, double read_ceiling_gbs, double copy_ceiling_gbs);
+
 struct ShapesReport {
   nlohmann::json json;  // docs/json.md
   std::string table;    // the table as printed

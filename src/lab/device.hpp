@@ -66,6 +66,9 @@ class Device {
   // Bandwidth of reads that hit in L2 (a buffer of half the L2's size, read again and again), for
   // timings that leave their input in L2; 0 where it means nothing (simt).
   virtual double l2_read_ceiling_gbs() { return 0; }
+  // Bandwidth of a device-to-device copy of 1 GiB, bytes read plus bytes written, measured once
+  // per process; 0 where it means nothing (simt).
+  virtual double copy_ceiling_gbs() { return 0; }
   // The pointer chase's DRAM and L2 latency (lab/latency.hpp), measured once per device; empty
   // where there is no memory latency to measure (simt).
   virtual std::optional<MemoryLatency> memory_latency() { return std::nullopt; }

@@ -130,6 +130,11 @@ class CudaDevice final : public Device {
     return l2_ceiling_;
   }
 
+  double copy_ceiling_gbs() override {
+    if (copy_ceiling_ == 0) copy_ceiling_ = measure_copy_ceiling_gbs(*this);
+    return copy_ceiling_;
+  }
+
   std::optional<MemoryLatency> memory_latency() override {
     if (!latency_) latency_ = measure_memory_latency(*this);
     return latency_;
@@ -141,7 +146,7 @@ class CudaDevice final : public Device {
   void* flush_ = nullptr;
   unsigned char flush_value_ = 0;
   std::optional<MemoryLatency> latency_;
-  double ceiling_ = 0, l2_ceiling_ = 0;
+  double ceiling_ = 0, l2_ceiling_ = 0, copy_ceiling_ = 0;
 };
 
 }  // namespace

@@ -44,6 +44,18 @@ __global__ void read_only(const int4* __restrict__ data, std::size_t count, int 
   if (sink != nullptr && acc == 0x12345678) *sink = acc;
 }
 
+// A copy of `count` 16-byte vectors, grid-stride, four loads issued before the four stores.
+__global__ void copy_vectors(const int4* __restrict__ from, int4* __restrict__ to, std::size_t count) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < count; i += 4 * stride) {
+    const int4 a = __ldg(from + i), b = __ldg(from + i + stride);
+    const int4 c = __ldg(from + i + 2 * stride), d = __ldg(from + i + 3 * stride);
+    to[i] = a, to[i + stride] = b, to[i + 2 * stride] = c, to[i + 3 * stride] = d;
+  }
+  for (; i < count; i += stride) to[i] = __ldg(from + i);
+}
+
 // The median GB/s of `launch` reading `bytes`, over 10 timings after 2 warm-ups. `cold`: each
 // timing queued behind an L2 flush, as the bench's cold rows are, so that the ceiling they are
 // divided by is timed as they are (timed from an idle device, the timing also held the host's
@@ -88,6 +100,28 @@ double measure_read_ceiling_gbs(Device& device) {
     RL_CUDA_CHECK(cudaGetLastError());  // the read ceiling kernel's launch (units)
   }, true);
   return std::max(grid_stride, units);
+}
+
+double measure_copy_ceiling_gbs(Device& device) {
+  // Two buffers of 1 GiB (or a sixteenth of the memory each on a small card), as the read ceiling.
+  const std::size_t bytes =
+      std::min<std::size_t>(std::size_t(1) << 30, device.info().global_memory_bytes / 16) & ~std::size_t(15);
+  Buffer from(device, bytes), to(device, bytes);
+  device.fill(from.get(), 1, bytes);
+  device.fill(to.get(), 2, bytes);
+  auto stream = static_cast<cudaStream_t>(device.stream());
+  const auto* in = static_cast<const int4*>(from.get());
+  auto* out = static_cast<int4*>(to.get());
+  const double moved = 2.0 * static_cast<double>(bytes);
+  // The better median of the driver's copy and a copy kernel, both timed cold.
+  const double driver = median_gbs(device, moved, [&] {
+    RL_CUDA_CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, stream));
+  }, true);
+  const double kernel = median_gbs(device, moved, [&] {
+    copy_vectors<<<device.info().sm_count * 4, 512, 0, stream>>>(in, out, bytes / sizeof(int4));
+    RL_CUDA_CHECK(cudaGetLastError());  // the copy ceiling kernel's launch
+  }, true);
+  return std::max(driver, kernel);
 }
 
 double measure_l2_read_ceiling_gbs(Device& device) {

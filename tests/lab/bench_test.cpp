@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "lab/bench.hpp"
+#include "lab/bench_shapes.hpp"
 #include "lab/errors.hpp"
 
 namespace {
@@ -177,6 +178,21 @@ TEST(BenchLimit, OneLaunchPlusTheBytesAtTheCeiling) {
   EXPECT_DOUBLE_EQ(b::limit_us(0, 4.4, 4549), 4.4);
   EXPECT_EQ(b::limit_us(1 << 20, 0, 4549), 0);  // a floor not measured: no limit
   EXPECT_EQ(b::limit_us(1 << 20, 4.4, 0), 0);
+}
+
+// The shapes' floor on canned numbers: reads at the read ceiling, each written byte at what a copy
+// pays for it beyond its read.
+TEST(BenchShapesFloor, ReadsAtTheReadCeilingWritesAtTheCopysCost) {
+  // 4000 GB/s reads 4e9 bytes in 1000 us; a copy at 3200 GB/s moved spends 2/3200 - 1/4000 =
+  // 0.375 us per MB written beyond the read, so 1e9 bytes written add 375 us.
+  EXPECT_DOUBLE_EQ(b::moved_floor_us(4e9, 0, 4000, 3200), 1000.0);
+  EXPECT_DOUBLE_EQ(b::moved_floor_us(4e9, 1e9, 4000, 3200), 1375.0);
+  // A copy's own bytes: the floor is the copy's time.
+  EXPECT_DOUBLE_EQ(b::moved_floor_us(1e9, 1e9, 4000, 3200), 2e9 / 3200e3);
+  // A copy faster than reading twice would make writes free, never negative.
+  EXPECT_DOUBLE_EQ(b::moved_floor_us(4e9, 1e9, 4000, 9000), 1000.0);
+  EXPECT_EQ(b::moved_floor_us(4e9, 1e9, 0, 3200), 0);  // a ceiling not measured: no floor
+  EXPECT_EQ(b::moved_floor_us(4e9, 1e9, 4000, 0), 0);
 }
 
 // %limit on canned numbers: each mode's floor plus the bytes at the ceiling, over the time.

@@ -27,9 +27,9 @@ except ValueError:
 print("axis_torch_cupy.py: ok")
 PY
 cat >"$work/reducelab.json" <<'JSON'
-{"device": {"name": "Test GPU"}, "read_ceiling_gb_per_s": 4000, "layout": "16777216x16",
+{"device": {"name": "Test GPU"}, "read_ceiling_gb_per_s": 4000, "copy_ceiling_gb_per_s": 3600, "layout": "16777216x16",
  "rows": [{"impl": "reducelab", "dtype": "float", "op": "sum", "layout": "16777216x16", "axis": 1, "median_us": 100.0,
-           "gb_per_s": 2684.4, "pct_of_read_ceiling": 67.1, "status": "ok"},
+           "gb_per_s": 2684.4, "pct_of_read_ceiling": 67.1, "pct_of_floor": 70.2, "status": "ok"},
           {"impl": "cub-segmented", "dtype": "float", "op": "sum", "layout": "16777216x16", "axis": 1, "median_us": 400.0,
            "status": "ok"}]}
 JSON
@@ -40,5 +40,6 @@ cat >"$work/torch.json" <<'JSON'
 JSON
 python3 "$src/bench/shapes_table.py" "$work/reducelab.json" "$work/torch.json" --markdown >"$work/table.md"
 cat "$work/table.md"
-grep -q '| 16777216x16 | float | sum | 1 | 100.0 | 2684 | 67.1 | 400.0 | 250.0 | 300.0? | 2.50 |' "$work/table.md"
+grep -q '^Test GPU, read ceiling 4000 GB/s, copy ceiling 3600 GB/s moved$' "$work/table.md"
+grep -q '| 16777216x16 | float | sum | 1 | 100.0 | 2684 | 67.1 | 70.2 | 400.0 | 250.0 | 300.0? | 2.50 |' "$work/table.md"
 echo "shapes_table.py: ok"
