@@ -1646,16 +1646,22 @@ struct LongList {
   }
 };
 
-// Whether a matrix's long rows of exact sums are too few to fill the GPU (fewer than `blocks`,
-// the blocks of reduceLongPieces it holds at once): a block then has more than its share of a
-// multiprocessor to itself, and its threads keep eight 16-byte loads in flight instead of four
-// (reduceLongPieces<T, Sem, true>, a kernel of its own: its registers would cost the float and
-// half kernel a block an SM). H200, both in one call: 256 x 2^20 exact double sums 562 -> 501 us,
-// half 149 -> 137, float 267 -> 251; 16384 x 16384 (rows enough to fill it) double sums 519 ->
-// 529 with eight, so they keep four.
+// Whether a matrix's long rows of exact sums, minima or maxima are too few to fill the GPU (fewer
+// than `blocks`, the blocks of reduceLongPieces it holds at once): a block then has more than its
+// share of a multiprocessor to itself, and its threads keep eight 16-byte loads in flight instead
+// of four (reduceLongPieces<T, Sem, true>, a kernel of its own: its registers would cost the float
+// and half kernel a block an SM). H200, both in one call: 256 x 2^20 exact double sums 562 -> 501
+// us, half 149 -> 137, float 267 -> 251; 16384 x 16384 (rows enough to fill it) double sums 519 ->
+// 529 with eight, so they keep four. Maxima of 256 x 2^20, the same kernel with four and with eight
+// (bench/longrow_probe, one call): double 496.1 -> 488.2 us, float 251.2 -> 246.5, int32 245.4 ->
+// 244.1, half 130.0 -> 126.7.
+template <class Sem>
+inline constexpr bool has_deep_rows_v = is_exact_pieces<Sem>::value ||
+                                        std::is_base_of_v<Extremum<typename Sem::Out, true>, Sem> ||
+                                        std::is_base_of_v<Extremum<typename Sem::Out, false>, Sem>;
 template <class T, class Sem>
 inline bool deep_rows_fit(const Pieces& p, std::uint64_t blocks) {
-  return is_exact_pieces<Sem>::value && !p.offsets && p.stride == 1 && p.count < blocks;
+  return has_deep_rows_v<Sem> && !p.offsets && p.stride == 1 && p.count < blocks;
 }
 
 // Rows longer than a tile, and segments longer than a tile (pieces.skip_short; `longs` lists

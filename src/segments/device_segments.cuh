@@ -241,8 +241,8 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       // keep the blocks the GPU holds: they loop over the long list, whose length only the GPU knows.
       const unsigned grid = pieces_grid(options, pieces.offsets ? held : pieces.count, pieces.count);
       const std::uint64_t at_once = options.grid != 0 ? std::min<std::uint64_t>(options.grid, held) : held;
-      bool deep = false;  // few long rows of exact sums: eight loads in flight a thread
-      if constexpr (is_exact_pieces<Sem>::value) {
+      bool deep = false;  // few long rows of exact sums, minima or maxima: eight loads in flight a thread
+      if constexpr (has_deep_rows_v<Sem>) {
         if (deep_rows_fit<T, Sem>(pieces, at_once)) {
           deep = true;
           reduceLongPieces<T, Sem, true><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo, longs);

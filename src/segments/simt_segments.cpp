@@ -190,7 +190,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       cfg.grid = grid_for(pieces.count);
       cfg.name = "reduceLongPieces";
       bool deep = false;  // as on the GPU, for one that holds two blocks (or the forced grid)
-      if constexpr (is_exact_pieces<Sem>::value) {
+      if constexpr (has_deep_rows_v<Sem>) {
         if (deep_rows_fit<T, Sem>(pieces, grid != 0 ? grid : 2)) {
           deep = true;
           rl::launch(reduceLongPieces<T, Sem, true>, cfg, in, launched, bp, ep, out, redo, longs);
