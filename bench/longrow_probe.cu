@@ -5,7 +5,7 @@
 // and against reduceLongPieces on both grids (sums and maxima), on device 0, cold (behind an L2
 // flush), median of R. 16384 x 16384 half, float and double sums, 2^13 x 2^15 half and double
 // sums, 2^15 x 2^13 double sums; every row compared bit for bit with reduce_axis's.
-//   longrow_probe [repeats=10]
+//   longrow_probe [repeats=10] [groups: only groups of 1, 2, 4 and 8 warps a row]
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -83,6 +83,152 @@ void variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64
   std::fflush(stdout);
 }
 
+// Block runs: a block takes 8 rows one after another with all its threads (a block a row's
+// reads); each warp folds its share of a row and leaves it in a shared slot without waiting for
+// the others; one barrier per 8 rows, after which warp j folds row j's 8 slots and stores it. The
+// slots are double-buffered: a warp writes batch k + 2's only after passing batch k + 1's barrier.
+template <class T, class Sem, int kBlocks, bool kRoundWindows>
+__global__ void __launch_bounds__(256, kBlocks)
+    block_runs(const T* x, std::uint64_t rows, std::uint64_t cols, typename Sem::Out* out, unsigned long long* redo) {
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slots[2][8][8];  // [batch parity][row of the batch][warp]
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned parity = 0;
+  for (std::uint64_t first = std::uint64_t(blockIdx.x) * 8; first < rows; first += std::uint64_t(gridDim.x) * 8) {
+    const unsigned batch = static_cast<unsigned>(std::min<std::uint64_t>(8, rows - first));
+    for (unsigned j = 0; j < batch; ++j) {
+      const Acc a = warp_fold<Sem>(lane_fold_free<T, Sem, 4, kRoundWindows>(x + (first + j) * cols, cols, 256, threadIdx.x));
+      if (lane == 0) slots[parity][j][warp] = a;
+    }
+    __syncthreads();
+    if (warp < batch) {
+      const Acc a = warp_fold<Sem>(lane < 8 ? slots[parity][warp][lane] : Sem::identity());
+      if (lane == 0) store_piece<Sem>(out, first + warp, a, cols, redo);
+    }
+    parity ^= 1;
+  }
+}
+
+// A group of kK warps a row: the block's 8 warps in 8 / kK groups, group g of the grid taking rows
+// g, g + (groups in the grid), ...; each warp folds its share of the row (the row's vectors dealt
+// to the group's 32 kK lanes in turn), the group's warps meet at a named barrier, and the group's
+// first warp folds their kK results. The slots are double-buffered (a warp writes row i + 2's
+// only after passing row i + 1's barrier). kK = 1: a warp a row; kK = 8: a block a row.
+__device__ __forceinline__ void group_barrier(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+template <class T, class Sem, int kK, int kBlocks>
+__global__ void __launch_bounds__(256, kBlocks)
+    group_rows(const T* x, std::uint64_t rows, std::uint64_t cols, typename Sem::Out* out, unsigned long long* redo) {
+  using Acc = typename Sem::Acc;
+  constexpr unsigned kGroups = 8 / kK;
+  __shared__ Acc slots[2][8];
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const unsigned group = warp / kK, in_group = warp % kK;
+  const std::uint64_t groups = std::uint64_t(gridDim.x) * kGroups;
+  unsigned parity = 0;
+  for (std::uint64_t r = std::uint64_t(blockIdx.x) * kGroups + group; r < rows; r += groups) {
+    Acc a = warp_fold<Sem>(lane_fold_free<T, Sem, 4>(x + r * cols, cols, 32 * kK, in_group * 32 + lane));
+    if constexpr (kK > 1) {
+      if (lane == 0) slots[parity][warp] = a;
+      group_barrier(group + 1, 32 * kK);
+      if (in_group == 0) a = warp_fold<Sem>(lane < kK ? slots[parity][group * kK + lane] : Sem::identity());
+      parity ^= 1;
+    }
+    if (in_group == 0 && lane == 0) store_piece<Sem>(out, r, a, cols, redo);
+  }
+}
+
+template <class T, int kK, int kBlocks, class Op = op::sum, class R = result_t<T, Op>>
+void group_variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t rows, std::uint64_t cols,
+                   const std::vector<R>& want, R* out, unsigned long long* redo) {
+  using Sem = piece_semantics_t<T, Op>;
+  auto k = group_rows<T, Sem, kK, kBlocks>;
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, k));
+  const double bytes = double(rows) * cols * sizeof(T);
+  const std::uint64_t every = (rows + 8 / kK - 1) / (8 / kK);
+  for (const std::uint64_t grid : {std::uint64_t(per_sm) * sms, every}) {
+    CK(cudaMemset(out, 0xff, rows * sizeof(R)));
+    CK(cudaMemset(redo, 0, 16));
+    const float us = cold_us(flush, [&] { k<<<static_cast<unsigned>(grid), 256>>>(x, rows, cols, out, redo); }, repeats);
+    CK(cudaGetLastError());
+    std::vector<R> got(rows);
+    CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
+    std::printf("  %s, %d warps a row, %d blocks/SM asked: %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM, grid %llu%s\n",
+                std::is_same_v<Op, op::max> ? "max" : "sum", kK, kBlocks, us, bytes / (us * 1e3), attr.numRegs,
+                attr.localSizeBytes, per_sm, static_cast<unsigned long long>(grid),
+                std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
+    std::fflush(stdout);
+  }
+}
+
+// Groups of 1, 2, 4 and 8 warps a row, sums and maxima.
+template <class T>
+void groups(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::uint64_t cols, const char* name) {
+  const std::uint64_t n = rows * cols;
+  std::vector<T> h(n);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
+  using R = result_t<T, op::sum>;
+  T* x = nullptr;
+  R* out = nullptr;
+  T* maxima = nullptr;
+  unsigned long long* redo = nullptr;
+  CK(cudaMalloc(&x, n * sizeof(T)));
+  CK(cudaMalloc(&out, rows * sizeof(R)));
+  CK(cudaMalloc(&maxima, rows * sizeof(T)));
+  CK(cudaMalloc(&redo, 1 << 20));
+  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  const Matrix m{rows, cols, 0};
+  const float sum_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::sum{}, out, nullptr, {})); }, repeats);
+  const float max_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::max{}, maxima, nullptr, {})); }, repeats);
+  std::vector<R> want(rows);
+  std::vector<T> want_max(rows);
+  CK(cudaMemcpy(want.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(want_max.data(), maxima, rows * sizeof(T), cudaMemcpyDeviceToHost));
+  std::printf("%llu x %llu %s, groups of warps a row: reduce_axis sum %.1f us, max %.1f us\n",
+              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), name, sum_us, max_us);
+  group_variant<T, 1, 4>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  group_variant<T, 2, 4>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  group_variant<T, 4, 4>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  group_variant<T, 8, 4>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  group_variant<T, 1, 4, op::max>(flush, repeats, sms, x, rows, cols, want_max, maxima, redo);
+  group_variant<T, 2, 4, op::max>(flush, repeats, sms, x, rows, cols, want_max, maxima, redo);
+  group_variant<T, 4, 4, op::max>(flush, repeats, sms, x, rows, cols, want_max, maxima, redo);
+  group_variant<T, 8, 4, op::max>(flush, repeats, sms, x, rows, cols, want_max, maxima, redo);
+  CK(cudaFree(x));
+  CK(cudaFree(out));
+  CK(cudaFree(maxima));
+  CK(cudaFree(redo));
+}
+
+template <class T, int kBlocks, bool kRoundWindows, class Op = op::sum, class R = result_t<T, Op>>
+void runs_variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t rows, std::uint64_t cols,
+                  const std::vector<R>& want, R* out, unsigned long long* redo) {
+  using Sem = piece_semantics_t<T, Op>;
+  auto k = block_runs<T, Sem, kBlocks, kRoundWindows>;
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, k));
+  const double bytes = double(rows) * cols * sizeof(T);
+  for (const std::uint64_t grid : {std::uint64_t(per_sm) * sms, (rows + 7) / 8}) {
+    CK(cudaMemset(out, 0xff, rows * sizeof(R)));
+    CK(cudaMemset(redo, 0, 16));
+    const float us = cold_us(flush, [&] { k<<<static_cast<unsigned>(grid), 256>>>(x, rows, cols, out, redo); }, repeats);
+    CK(cudaGetLastError());
+    std::vector<R> got(rows);
+    CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
+    std::printf("  %s, block runs of 8 rows, round windows %d, %d blocks/SM asked: %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM, grid %llu%s\n",
+                std::is_same_v<Op, op::max> ? "max" : "sum", int(kRoundWindows), kBlocks, us, bytes / (us * 1e3),
+                attr.numRegs, attr.localSizeBytes, per_sm, static_cast<unsigned long long>(grid),
+                std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
+    std::fflush(stdout);
+  }
+}
+
 // A block a row (the library's reduceLongPieces), on the grid the library gives it (the blocks
 // the GPU holds at once, each taking rows b, b + grid, ...) and on a grid of a block a row.
 template <class T, class Op, class R = result_t<T, Op>>
@@ -111,6 +257,48 @@ void block_rows(const L2Flush& flush, int repeats, int sms, const T* x, const Ma
                 us, bytes / (us * 1e3), std::memcmp(got.data(), want, m.rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
     std::fflush(stdout);
   }
+}
+
+// Maxima of few long rows (fewer than the blocks the GPU holds): reduceLongPieces with four and
+// with eight loads in flight a thread (kDeep), on a grid of a block a row, bits compared.
+template <class T>
+void deep_max(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols, const char* name) {
+  using Sem = piece_semantics_t<T, op::max>;
+  const std::uint64_t n = rows * cols;
+  std::vector<T> h(n);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
+  T *x = nullptr, *out = nullptr;
+  unsigned long long* redo = nullptr;
+  CK(cudaMalloc(&x, n * sizeof(T)));
+  CK(cudaMalloc(&out, rows * sizeof(T)));
+  CK(cudaMalloc(&redo, 1 << 20));
+  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  const Matrix m{rows, cols, 0};
+  const float lib_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::max{}, out, nullptr, {})); }, repeats);
+  std::vector<T> want(rows), got(rows);
+  CK(cudaMemcpy(want.data(), out, rows * sizeof(T), cudaMemcpyDeviceToHost));
+  Pieces p;
+  check(matrix_pieces(x, m, 1, out, &p));
+  const double bytes = double(n) * sizeof(T);
+  std::printf("%llu x %llu %s max: reduce_axis %.1f us (%.0f GB/s)", static_cast<unsigned long long>(rows),
+              static_cast<unsigned long long>(cols), name, lib_us, bytes / (lib_us * 1e3));
+  auto time = [&](auto k, const char* what) {
+    CK(cudaMemset(out, 0xff, rows * sizeof(T)));
+    const float us = cold_us(flush, [&] {
+      k<<<static_cast<unsigned>(rows), kThreads>>>(x, p, nullptr, nullptr, out, redo, LongList{});
+    }, repeats);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(got.data(), out, rows * sizeof(T), cudaMemcpyDeviceToHost));
+    std::printf("; %s %.1f us (%.0f GB/s)%s", what, us, bytes / (us * 1e3),
+                std::memcmp(got.data(), want.data(), rows * sizeof(T)) == 0 ? "" : " BITS DIFFER");
+  };
+  time(reduceLongPieces<T, Sem, false>, "four loads");
+  time(reduceLongPieces<T, Sem, true>, "eight loads");
+  std::printf("\n");
+  std::fflush(stdout);
+  CK(cudaFree(x));
+  CK(cudaFree(out));
+  CK(cudaFree(redo));
 }
 
 template <class T>
@@ -145,12 +333,21 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::
     variant<T, 3>(flush, repeats, sms, x, rows, cols, want, out, redo, true);
   }
   block_rows<T, op::sum>(flush, repeats, sms, x, m, want.data(), out, redo);
+  if constexpr (std::is_same_v<T, double>) {
+    runs_variant<T, 4, true>(flush, repeats, sms, x, rows, cols, want, out, redo);
+    runs_variant<T, 3, true>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  } else {
+    runs_variant<T, 3, true>(flush, repeats, sms, x, rows, cols, want, out, redo);
+    runs_variant<T, 3, false>(flush, repeats, sms, x, rows, cols, want, out, redo);
+    runs_variant<T, 4, false>(flush, repeats, sms, x, rows, cols, want, out, redo);
+  }
   {
     std::vector<T> want_max(rows);
     T* maxima = reinterpret_cast<T*>(lib);
     check(reduce_axis(x, m, 1, op::max{}, maxima, nullptr, {}));
     CK(cudaMemcpy(want_max.data(), maxima, rows * sizeof(T), cudaMemcpyDeviceToHost));
     block_rows<T, op::max>(flush, repeats, sms, x, m, want_max.data(), maxima, redo);
+    runs_variant<T, 4, false, op::max>(flush, repeats, sms, x, rows, cols, want_max, maxima, redo);
     if constexpr (std::is_same_v<T, float>) {
       variant<T, 4, 1, op::max>(flush, repeats, sms, x, rows, cols, want_max, maxima, redo);
 
@@ -170,6 +367,18 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s; exact sums along long rows, cold, median of %d\n", prop.name, repeats);
   L2Flush flush(prop);
+  if (argc > 2 && std::strcmp(argv[2], "groups") == 0) {
+    groups<float>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "float");
+    groups<double>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "double");
+    groups<reducelab::half>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "half");
+    groups<double>(flush, repeats, prop.multiProcessorCount, 32768, 8192, "double");
+    groups<float>(flush, repeats, prop.multiProcessorCount, 65536, 4096, "float");
+    return 0;
+  }
+  deep_max<double>(flush, repeats, 256, 1 << 20, "double");
+  deep_max<float>(flush, repeats, 256, 1 << 20, "float");
+  deep_max<int>(flush, repeats, 256, 1 << 20, "int32");
+  deep_max<reducelab::half>(flush, repeats, 256, 1 << 20, "half");
   probe<double>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "double");
   probe<double>(flush, repeats, prop.multiProcessorCount, 32768, 8192, "double");
   probe<double>(flush, repeats, prop.multiProcessorCount, 8192, 32768, "double");

@@ -112,6 +112,62 @@ void variant(const L2Flush& flush, int repeats, const T* x, const std::int64_t* 
   std::fflush(stdout);
 }
 
+// Block runs: a block of kBlock threads takes kBlock / 32 segments one after another with all its
+// threads (a block a segment's reads); each warp folds its share of a segment into a shared slot
+// without waiting; one barrier per batch, after which warp j folds segment j's slots and stores
+// it. The slots are double-buffered (a warp writes batch k + 2's only after batch k + 1's barrier).
+template <class T, class Sem, unsigned kBlock>
+__global__ void __launch_bounds__(kBlock)
+    seg_runs(const T* x, const std::int64_t* begin, const std::int64_t* end, std::uint64_t count,
+             typename Sem::Out* out, unsigned long long* redo) {
+  constexpr unsigned kW = kBlock / 32;
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slots[2][kW][kW];
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned parity = 0;
+  for (std::uint64_t first = std::uint64_t(blockIdx.x) * kW; first < count; first += std::uint64_t(gridDim.x) * kW) {
+    const unsigned batch = static_cast<unsigned>(std::min<std::uint64_t>(kW, count - first));
+    for (unsigned j = 0; j < batch; ++j) {
+      const std::int64_t b = begin[first + j], e = end[first + j];
+      const std::uint64_t len = e > b ? std::uint64_t(e - b) : 0;
+      Acc a = Sem::identity();
+      if (len != 0) a = warp_fold<Sem>(lane_fold_free<T, Sem, 4>(x + b, len, kBlock, threadIdx.x));
+      if (lane == 0) slots[parity][j][warp] = a;
+    }
+    __syncthreads();
+    if (warp < batch) {
+      const std::int64_t b = begin[first + warp], e = end[first + warp];
+      const Acc a = warp_fold<Sem>(lane < kW ? slots[parity][warp][lane] : Sem::identity());
+      if (lane == 0) store_piece<Sem>(out, first + warp, a, e > b ? std::uint64_t(e - b) : 0, redo);
+    }
+    parity ^= 1;
+  }
+}
+
+template <class T, class Op, unsigned kBlock, class R>
+void runs_variant(const L2Flush& flush, int repeats, int sms, const T* x, const std::int64_t* begin, const std::int64_t* end,
+                  std::uint64_t count, double bytes, const std::vector<R>& want, R* out, unsigned long long* redo) {
+  using Sem = piece_semantics_t<T, Op>;
+  auto k = seg_runs<T, Sem, kBlock>;
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kBlock, 0));
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, k));
+  for (const std::uint64_t grid : {std::uint64_t(per_sm) * sms, (count + kBlock / 32 - 1) / (kBlock / 32)}) {
+    CK(cudaMemset(out, 0xff, count * sizeof(R)));
+    CK(cudaMemset(redo, 0, 16));
+    const float us = cold_us(flush, [&] { k<<<static_cast<unsigned>(grid), kBlock>>>(x, begin, end, count, out, redo); }, repeats);
+    CK(cudaGetLastError());
+    std::vector<R> got(count);
+    CK(cudaMemcpy(got.data(), out, count * sizeof(R), cudaMemcpyDeviceToHost));
+    std::printf("  %s block runs, blocks of %3u, grid %7llu: %8.1f us %6.0f GB/s  regs %3d, local %zu, %2d blocks/SM%s\n",
+                std::is_same_v<Op, op::sum> ? "sum" : "max", kBlock, static_cast<unsigned long long>(grid), us,
+                bytes / (us * 1e3), attr.numRegs, attr.localSizeBytes, per_sm,
+                std::memcmp(got.data(), want.data(), count * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
+    std::fflush(stdout);
+  }
+}
+
 template <class T>
 void probe(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& hb, const std::vector<std::int64_t>& he,
            const char* name, bool unit = false) {
@@ -191,6 +247,13 @@ void probe(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& h
     variant<T, op::sum, 4, 1, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
   }
   variant<T, op::max, 4, 0, 64>(flush, repeats, x, begin, end, count, bytes, want_max, maxima, redo);
+  if constexpr (std::is_same_v<T, double>) {
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    runs_variant<T, op::sum, 256>(flush, repeats, sms, x, begin, end, count, bytes, want, out, redo);
+    runs_variant<T, op::sum, 128>(flush, repeats, sms, x, begin, end, count, bytes, want, out, redo);
+    runs_variant<T, op::max, 256>(flush, repeats, sms, x, begin, end, count, bytes, want_max, maxima, redo);
+  }
   CK(cudaFree(x));
   CK(cudaFree(begin));
   CK(cudaFree(end));
