@@ -124,9 +124,22 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       const cudaError_t e = cudaGetLastError();
       if (e != cudaSuccess) return cuda_status(e, "launching reduceColumns");
     }
+    bool few_lanes = false;  // min, max and integer sums of rows of 4 to 64 whole vectors (free_rows_lanes): two a lane
+    if constexpr (free_rows_v<T, Sem>) {
+      const unsigned lanes = plan.row_groups ? free_rows_lanes<T, Sem>(input, pieces) : 0u;
+      if (lanes != 0) {
+        few_lanes = true;
+        // A grid of every row, as the rows' probe measured it.
+        const std::uint64_t per_block = free_rows_per_block(lanes);
+        const std::uint64_t every = (pieces.count + per_block - 1) / per_block;
+        reduceFreeRows<T, Sem><<<pieces_grid(options, every, every), kThreads, 0, stream>>>(input, launched, lanes, output, redo);
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return cuda_status(e, "launching reduceFreeRows");
+      }
+    }
     bool packed = false;  // dense rows of 2, 4 or 8 elements, or of 2, 4 or 8 vectors: a thread per vector or row
     if constexpr (packed_rows_v<T, Sem>) {
-      if (plan.row_groups && packed_rows_fit<T, Sem>(input, pieces)) {
+      if (plan.row_groups && !few_lanes && packed_rows_fit<T, Sem>(input, pieces)) {
         packed = true;
         std::uint64_t held = 0;
         if (Status s = blocks_held<reducePackedRows<T, Sem>>(device, sms, &held); !s) return s;
@@ -138,7 +151,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
         if (e != cudaSuccess) return cuda_status(e, "launching reducePackedRows");
       }
     }
-    if (plan.row_groups && !packed) {
+    if (plan.row_groups && !packed && !few_lanes) {
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceRowGroups<T, Sem>>(device, sms, &held); !s) return s;
       const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll;

@@ -119,9 +119,19 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       rl::launch(reduceColumns<T, Sem>, cfg, in, shape, static_cast<Acc*>(partials.get()),
                  static_cast<unsigned*>(tickets.get()), out, redo);
     }
+    bool few_lanes = false;  // as on the GPU (device_segments.cuh)
+    if constexpr (free_rows_v<T, Sem>) {
+      const unsigned lanes = plan.row_groups ? free_rows_lanes<T, Sem>(in, pieces) : 0u;
+      if (lanes != 0) {
+        few_lanes = true;
+        cfg.grid = grid_for((pieces.count + free_rows_per_block(lanes) - 1) / free_rows_per_block(lanes));
+        cfg.name = "reduceFreeRows";
+        rl::launch(reduceFreeRows<T, Sem>, cfg, in, launched, lanes, out, redo);
+      }
+    }
     bool packed = false;  // as on the GPU (device_segments.cuh)
     if constexpr (packed_rows_v<T, Sem>) {
-      if (plan.row_groups && packed_rows_fit<T, Sem>(in, pieces)) {
+      if (plan.row_groups && !few_lanes && packed_rows_fit<T, Sem>(in, pieces)) {
         packed = true;
         const std::uint64_t vectors = pieces.count * pieces.length / Shape<T>::kVec;
         cfg.grid = grid_for(std::max<std::uint64_t>(1, (vectors + std::uint64_t(kThreads) * 4 - 1) / (std::uint64_t(kThreads) * 4)));
@@ -129,7 +139,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
         rl::launch(reducePackedRows<T, Sem>, cfg, in, launched, out, redo);
       }
     }
-    if (plan.row_groups && !packed) {
+    if (plan.row_groups && !packed && !few_lanes) {
       const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll;
       cfg.grid = grid_for((pieces.count + rows_per_block - 1) / rows_per_block);
       cfg.name = "reduceRowGroups";

@@ -717,6 +717,40 @@ TEST(PackedRows, ExactSumsOfRowsInOneVectorHaveTheCpuBits) {
   expect_packed_rows<bfloat16>();
   expect_packed_rows<float>();
 }
+// Maxima and minima of dense rows of 4 to 64 whole vectors of 4-byte elements (4 to 32 of 8-byte
+// ones) take reduceFreeRows (two vectors a lane, every load of a step issued first): the CPU
+// backend's bits, each sector of the input asked for once, and one store per row; a start off a
+// 16-byte boundary keeps reduceRowGroups, and so do rows of 128 doubles.
+template <class T>
+void expect_free_rows(std::uint64_t cols, bool taken = true) {
+  const std::uint64_t rows = 2048;
+  const Matrix m{rows, cols, 0};
+  const auto x = random_input<T>(rows * cols, 17 + cols);
+  const std::string what = std::string(type_name<T>()) + " max, " + std::to_string(cols) + " columns";
+  simt::reset_accumulated_report();
+  std::vector<T> got;
+  const auto counts = recorded_axis(x, m, 1, op::max{}, &got);
+  expect_same(got, expected_axis(x, m, 1, op::max{}), what);
+  const auto& grids = simt::accumulated_report().grids;
+  EXPECT_EQ(std::find(grids.begin(), grids.end(), "reduceFreeRows") != grids.end(), taken) << what;
+  if (!taken) return;
+  const std::uint64_t sectors = counts.outside.global_sectors + counts.totals.global_sectors;
+  EXPECT_LE(sectors, rows * cols * sizeof(T) / 32 + rows + 64) << what;
+  simt::reset_accumulated_report();
+  expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::min{}, 0, 1), expected_axis(x, m, 1, op::min{}),
+              what + ", off a 16-byte boundary");
+  const auto& off = simt::accumulated_report().grids;
+  EXPECT_EQ(std::find(off.begin(), off.end(), "reduceFreeRows"), off.end()) << what;
+}
+TEST(FreeRows, ShortRowsOfMaximaReadEachSectorOnce) {
+  expect_free_rows<float>(16);
+  expect_free_rows<float>(256);
+  expect_free_rows<double>(16);
+  expect_free_rows<double>(64);
+  expect_free_rows<std::int64_t>(8);
+  expect_free_rows<double>(128, false);
+}
+
 TEST(PackedRows, RowsOfFourHalvesTakeOneWarpAccessPer512Bytes) {
   const std::uint64_t rows = 16384, cols = 4;
   const Matrix m{rows, cols, 0};
