@@ -139,17 +139,16 @@ __global__ void __launch_bounds__(256, kBlocks)
   }
 }
 
-template <class T, int kK, int kBlocks, class Op = op::sum, class R = result_t<T, Op>>
-void group_variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t rows, std::uint64_t cols,
-                   const std::vector<R>& want, R* out, unsigned long long* redo) {
-  using Sem = piece_semantics_t<T, Op>;
-  auto k = group_rows<T, Sem, kK, kBlocks>;
+// Times k(x, rows, cols, out, redo) with 256 threads on the blocks the GPU holds and on `every`
+// blocks, and prints each time after `label`, its bits compared with `want`.
+template <class T, class R, class K>
+void time_on_grids(const L2Flush& flush, int repeats, int sms, K k, const T* x, std::uint64_t rows, std::uint64_t cols,
+                   std::uint64_t every, const std::vector<R>& want, R* out, unsigned long long* redo, const char* label) {
   int per_sm = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
   cudaFuncAttributes attr;
   CK(cudaFuncGetAttributes(&attr, k));
   const double bytes = double(rows) * cols * sizeof(T);
-  const std::uint64_t every = (rows + 8 / kK - 1) / (8 / kK);
   for (const std::uint64_t grid : {std::uint64_t(per_sm) * sms, every}) {
     CK(cudaMemset(out, 0xff, rows * sizeof(R)));
     CK(cudaMemset(redo, 0, 16));
@@ -157,12 +156,21 @@ void group_variant(const L2Flush& flush, int repeats, int sms, const T* x, std::
     CK(cudaGetLastError());
     std::vector<R> got(rows);
     CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
-    std::printf("  %s, %d warps a row, %d blocks/SM asked: %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM, grid %llu%s\n",
-                std::is_same_v<Op, op::max> ? "max" : "sum", kK, kBlocks, us, bytes / (us * 1e3), attr.numRegs,
-                attr.localSizeBytes, per_sm, static_cast<unsigned long long>(grid),
+    std::printf("  %s: %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM, grid %llu%s\n", label, us,
+                bytes / (us * 1e3), attr.numRegs, attr.localSizeBytes, per_sm, static_cast<unsigned long long>(grid),
                 std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
     std::fflush(stdout);
   }
+}
+
+template <class T, int kK, int kBlocks, class Op = op::sum, class R = result_t<T, Op>>
+void group_variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t rows, std::uint64_t cols,
+                   const std::vector<R>& want, R* out, unsigned long long* redo) {
+  char label[96];
+  std::snprintf(label, sizeof label, "%s, %d warps a row, %d blocks/SM asked", std::is_same_v<Op, op::max> ? "max" : "sum",
+                kK, kBlocks);
+  time_on_grids<T, R>(flush, repeats, sms, group_rows<T, piece_semantics_t<T, Op>, kK, kBlocks>, x, rows, cols,
+                      (rows + 8 / kK - 1) / (8 / kK), want, out, redo, label);
 }
 
 // Groups of 1, 2, 4 and 8 warps a row, sums and maxima.
@@ -207,26 +215,11 @@ void groups(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std:
 template <class T, int kBlocks, bool kRoundWindows, class Op = op::sum, class R = result_t<T, Op>>
 void runs_variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t rows, std::uint64_t cols,
                   const std::vector<R>& want, R* out, unsigned long long* redo) {
-  using Sem = piece_semantics_t<T, Op>;
-  auto k = block_runs<T, Sem, kBlocks, kRoundWindows>;
-  int per_sm = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
-  cudaFuncAttributes attr;
-  CK(cudaFuncGetAttributes(&attr, k));
-  const double bytes = double(rows) * cols * sizeof(T);
-  for (const std::uint64_t grid : {std::uint64_t(per_sm) * sms, (rows + 7) / 8}) {
-    CK(cudaMemset(out, 0xff, rows * sizeof(R)));
-    CK(cudaMemset(redo, 0, 16));
-    const float us = cold_us(flush, [&] { k<<<static_cast<unsigned>(grid), 256>>>(x, rows, cols, out, redo); }, repeats);
-    CK(cudaGetLastError());
-    std::vector<R> got(rows);
-    CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
-    std::printf("  %s, block runs of 8 rows, round windows %d, %d blocks/SM asked: %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM, grid %llu%s\n",
-                std::is_same_v<Op, op::max> ? "max" : "sum", int(kRoundWindows), kBlocks, us, bytes / (us * 1e3),
-                attr.numRegs, attr.localSizeBytes, per_sm, static_cast<unsigned long long>(grid),
-                std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
-    std::fflush(stdout);
-  }
+  char label[96];
+  std::snprintf(label, sizeof label, "%s, block runs of 8 rows, round windows %d, %d blocks/SM asked",
+                std::is_same_v<Op, op::max> ? "max" : "sum", int(kRoundWindows), kBlocks);
+  time_on_grids<T, R>(flush, repeats, sms, block_runs<T, piece_semantics_t<T, Op>, kBlocks, kRoundWindows>, x, rows,
+                      cols, (rows + 7) / 8, want, out, redo, label);
 }
 
 // A block a row (the library's reduceLongPieces), on the grid the library gives it (the blocks
