@@ -20,9 +20,9 @@
 //                      order-free operations): a thread per row. Exact float, half and bfloat16
 //                      sums, and the order-free operations that are not exact sums.
 //   reduceFreeRows     min, max, argmin, argmax and integer sums and products of dense rows of 4
-//                      to 64 whole vectors (4 to 32 for 8-byte elements; 4- and 8-byte elements):
-//                      two vectors a lane, every load of a step issued first (before
-//                      reducePackedRows and reduceRowGroups).
+//                      to 64 whole vectors (4 to 32, and 128, for 8-byte elements; 4- and 8-byte
+//                      elements): two vectors a lane (four for 128), every load of a step issued
+//                      first (before reducePackedRows and reduceRowGroups).
 //   reduceLongPieces   longer rows and segments: a block each (few rows of exact sums, minima
 //                      or maxima: eight loads in flight a thread).
 //   reduceWarpRows     longer rows (up to 64 KiB, doubles 128 KiB; float, half and bfloat16
@@ -1628,50 +1628,53 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- Short rows of whole vectors, a few lanes each ---------------------------------------------
 // Min, max, argmin, argmax and integer sums and products of dense rows of 4 to 64 whole 16-byte
-// vectors (4 to 32 for 8-byte elements; a power of two; 4- and 8-byte elements, the input and
-// pitch 16-byte aligned): two
+// vectors (a power of two; 4- and 8-byte elements, the input and pitch 16-byte aligned): two
 // vectors a lane, a row over half as many lanes as it has vectors, and each warp step loads both
 // its rows' vectors (four loads a lane) before it folds any, the way reduceCutRows reads exact
-// double sums; then a shuffle tree over the row's lanes. reduceRowGroups looped over each row
-// group's loads, and reducePackedRows gave rows of 16 doubles a thread (eight loads a lane, 128
-// bytes apart from lane to lane). H200, bench/rows_probe, cold, median of 10, the same call: max
-// along 2^24 x 16 doubles 658.5 -> 553.6 us, floats 272.7 -> 262.0, int32 270.6 -> 261.8; along
-// 2^20 x 256 floats 254.4 -> 244.7. In the library, on a grid of every row (the next calls): 2^24 x
-// 16 double max 521.5 us; rows of 32, 64 and 128 floats 258.5, 255.0 and 249.1 against 293.4,
-// 275.0 and 264.7 in reduceRowGroups, rows of 32 and 64 doubles 521.9 and 527.5 against 574.6
-// and 543.6.
-inline constexpr unsigned kFreePer = 2;  // vectors a lane
+// double sums; then a shuffle tree over the row's lanes. Rows of 128 vectors of 8-byte elements
+// (256 doubles) take 32 lanes of four vectors. reduceRowGroups looped over each row group's
+// loads, and reducePackedRows gave rows of 16 doubles a thread (eight loads a lane, 128 bytes
+// apart from lane to lane). H200, bench/rows_probe, cold, median of 10, the same call: max along
+// 2^24 x 16 doubles 658.5 -> 553.6 us, floats 272.7 -> 262.0, int32 270.6 -> 261.8; along 2^20 x
+// 256 floats 254.4 -> 244.7, doubles (32 x 4) 505.3 -> 493.0. In the library, on a grid of every
+// row (the next calls): 2^24 x 16 double max 521.5 us; rows of 32, 64 and 128 floats 258.5, 255.0
+// and 249.1 against 293.4, 275.0 and 264.7 in reduceRowGroups, rows of 32 and 64 doubles 521.9
+// and 527.5 against 574.6 and 543.6. Rows of 128 doubles (64 vectors) stay in reduceRowGroups:
+// 543.2 us for 2^21 of them with 32 lanes of two vectors, against 521.5 with its 16 lanes.
 template <class T, class Sem>
 inline constexpr bool free_rows_v = packed_order_free_v<T, Sem> && (sizeof(T) == 4 || sizeof(T) == 8);
-// The most vectors a row of reduceFreeRows has: 64 (rows of 256 floats or int32), 32 for 8-byte
-// elements (rows of 64 doubles): rows of 128 doubles (64 vectors, 32 lanes) took 543.2 us for
-// 2^21 of them against 521.5 in reduceRowGroups with 16 lanes (H200, bench/rows_probe, one call).
-template <class T>
-inline constexpr std::uint64_t kFreeRowVectors = sizeof(T) == 8 ? 32 : 64;
-// The lanes a row of `p` takes in reduceFreeRows, 0 where reduceFreeRows does not take them.
+struct FreeRows {
+  unsigned lanes = 0;  // a row's lanes; 0: not reduceFreeRows's rows
+  unsigned per = 0;    // vectors a lane: 2, or 4
+};
 template <class T, class Sem>
-inline unsigned free_rows_lanes(const void* input, const Pieces& p) {
+inline FreeRows free_rows_shape(const void* input, const Pieces& p) {
   if constexpr (free_rows_v<T, Sem>) {
     constexpr unsigned kVec = Shape<T>::kVec;
-    if (p.offsets || p.stride != 1 || p.length % kVec != 0 || row_load_bytes<T>(input, p) != 16) return 0;
+    if (p.offsets || p.stride != 1 || p.length % kVec != 0 || row_load_bytes<T>(input, p) != 16) return {};
     const std::uint64_t vectors = p.length / kVec;
-    if (vectors < 4 || vectors > kFreeRowVectors<T> || (vectors & (vectors - 1)) != 0) return 0;
-    return static_cast<unsigned>(vectors / kFreePer);
+    if (sizeof(T) == 8 && vectors == 128) return {32, 4};
+    const std::uint64_t most = sizeof(T) == 8 ? 32 : 64;
+    if (vectors < 4 || vectors > most || (vectors & (vectors - 1)) != 0) return {};
+    return {static_cast<unsigned>(vectors / 2), 2};
   } else {
     (void)input, (void)p;
-    return 0;
+    return {};
   }
 }
-// Rows a block takes in a step of reduceFreeRows.
-inline std::uint64_t free_rows_per_block(unsigned lanes) { return std::uint64_t(kWarps) * (32 / lanes) * 2; }
+// Rows a block takes in a step of reduceFreeRows: four vectors a lane, 4 / per rows.
+inline std::uint64_t free_rows_per_block(const FreeRows& f) {
+  return std::uint64_t(kWarps) * (32 / f.lanes) * (4 / f.per);
+}
 
-// Launch with kThreads threads and any grid; `lanes`: free_rows_lanes, not 0.
-template <class T, class Sem>
+// Launch with kThreads threads and any grid; `lanes` and kPer: free_rows_shape's.
+template <class T, class Sem, unsigned kPer>
 __global__ void __launch_bounds__(kThreads, 4)
     reduceFreeRows(rl::gmem<const T> input, Pieces pieces, unsigned lanes, rl::gmem<typename Sem::Out> output,
                    rl::gmem<unsigned long long> redo) {
   static_assert(free_rows_v<T, Sem>, "order-free operations other than exact sums, 4- and 8-byte elements");
-  constexpr unsigned kVec = Shape<T>::kVec, kRows = 2, kLoads = kRows * kFreePer;
+  static_assert(kPer == 2 || kPer == 4, "two or four vectors a lane");
+  constexpr unsigned kVec = Shape<T>::kVec, kRows = 4 / kPer, kLoads = kRows * kPer;
   const unsigned lane = threadIdx.x % 32, sub = lane % lanes;
   const std::uint64_t rows_per_warp = 32 / lanes, rows_per_step = rows_per_warp * kRows;
   const std::uint64_t warp = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
@@ -1681,22 +1684,32 @@ __global__ void __launch_bounds__(kThreads, 4)
     Vec<T> v[kLoads];
 #pragma unroll
     for (unsigned q = 0; q < kLoads; ++q)
-      v[q] = load_whole(input, pieces, first + (q / kFreePer) * rows_per_warp, (sub + std::uint64_t(q % kFreePer) * lanes) * kVec);
+      v[q] = load_whole(input, pieces, first + (q / kPer) * rows_per_warp, (sub + std::uint64_t(q % kPer) * lanes) * kVec);
 #pragma unroll
     for (unsigned i = 0; i < kRows; ++i) {
       const std::uint64_t r = first + i * rows_per_warp;
       typename Sem::Inner in = Sem::inner_identity();
 #pragma unroll
-      for (unsigned q = 0; q < kFreePer; ++q) {
+      for (unsigned q = 0; q < kPer; ++q) {
         const std::uint64_t at = (sub + std::uint64_t(q) * lanes) * kVec;
 #pragma unroll
-        for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(v[i * kFreePer + q].v[j], at + j));
+        for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(v[i * kPer + q].v[j], at + j));
       }
       typename Sem::Acc a = Sem::absorb(Sem::identity(), in);
       for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) a = Sem::combine(a, shuffle_down(a, offset));
       if (sub == 0 && r < pieces.count) store_piece<Sem>(output, r, a, pieces.length, redo);  // rows past the last: zeros, unwritten
     }
   }
+}
+
+// Calls f.template operator()<reduceFreeRows<T, Sem, per>>() for free_rows_shape's `per` (the GPU
+// and SIMT launchers share it); four vectors a lane only for 8-byte elements.
+template <class T, class Sem, class F>
+inline decltype(auto) with_free_rows_kernel(const FreeRows& shape, F&& f) {
+  if constexpr (sizeof(T) == 8) {
+    if (shape.per == 4) return f.template operator()<reduceFreeRows<T, Sem, 4>>();
+  }
+  return f.template operator()<reduceFreeRows<T, Sem, 2>>();
 }
 
 // ---- Long pieces of an order-free operation, a block each --------------------------------------

@@ -124,16 +124,17 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       const cudaError_t e = cudaGetLastError();
       if (e != cudaSuccess) return cuda_status(e, "launching reduceColumns");
     }
-    bool few_lanes = false;  // min, max and integer sums of rows of 4 to 64 whole vectors (free_rows_lanes): two a lane
+    bool few_lanes = false;  // min, max and integer sums of short rows of whole vectors (free_rows_shape)
     if constexpr (free_rows_v<T, Sem>) {
-      const unsigned lanes = plan.row_groups ? free_rows_lanes<T, Sem>(input, pieces) : 0u;
-      if (lanes != 0) {
+      const FreeRows shape = plan.row_groups ? free_rows_shape<T, Sem>(input, pieces) : FreeRows{};
+      if (shape.lanes != 0) {
         few_lanes = true;
         // A grid of every row, as the rows' probe measured it.
-        const std::uint64_t per_block = free_rows_per_block(lanes);
-        const std::uint64_t every = (pieces.count + per_block - 1) / per_block;
-        reduceFreeRows<T, Sem><<<pieces_grid(options, every, every), kThreads, 0, stream>>>(input, launched, lanes, output, redo);
-        const cudaError_t e = cudaGetLastError();
+        const std::uint64_t every = (pieces.count + free_rows_per_block(shape) - 1) / free_rows_per_block(shape);
+        const cudaError_t e = with_free_rows_kernel<T, Sem>(shape, [&]<auto kKernel>() {
+          kKernel<<<pieces_grid(options, every, every), kThreads, 0, stream>>>(input, launched, shape.lanes, output, redo);
+          return cudaGetLastError();
+        });
         if (e != cudaSuccess) return cuda_status(e, "launching reduceFreeRows");
       }
     }

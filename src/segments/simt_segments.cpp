@@ -121,12 +121,12 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     }
     bool few_lanes = false;  // as on the GPU (device_segments.cuh)
     if constexpr (free_rows_v<T, Sem>) {
-      const unsigned lanes = plan.row_groups ? free_rows_lanes<T, Sem>(in, pieces) : 0u;
-      if (lanes != 0) {
+      const FreeRows shape = plan.row_groups ? free_rows_shape<T, Sem>(in, pieces) : FreeRows{};
+      if (shape.lanes != 0) {
         few_lanes = true;
-        cfg.grid = grid_for((pieces.count + free_rows_per_block(lanes) - 1) / free_rows_per_block(lanes));
+        cfg.grid = grid_for((pieces.count + free_rows_per_block(shape) - 1) / free_rows_per_block(shape));
         cfg.name = "reduceFreeRows";
-        rl::launch(reduceFreeRows<T, Sem>, cfg, in, launched, lanes, out, redo);
+        with_free_rows_kernel<T, Sem>(shape, [&]<auto kKernel>() { rl::launch(kKernel, cfg, in, launched, shape.lanes, out, redo); });
       }
     }
     bool packed = false;  // as on the GPU (device_segments.cuh)

@@ -717,10 +717,10 @@ TEST(PackedRows, ExactSumsOfRowsInOneVectorHaveTheCpuBits) {
   expect_packed_rows<bfloat16>();
   expect_packed_rows<float>();
 }
-// Maxima and minima of dense rows of 4 to 64 whole vectors of 4-byte elements (4 to 32 of 8-byte
-// ones) take reduceFreeRows (two vectors a lane, every load of a step issued first): the CPU
-// backend's bits, each sector of the input asked for once, and one store per row; a start off a
-// 16-byte boundary keeps reduceRowGroups, and so do rows of 128 doubles.
+// Maxima and minima of dense rows of 4 to 64 whole vectors of 4-byte elements (4 to 32, and 128,
+// of 8-byte ones) take reduceFreeRows (two vectors a lane, four for 128; every load of a step
+// issued first): the CPU backend's bits, each sector of the input asked for once, and one store
+// per row; a start off a 16-byte boundary keeps reduceRowGroups, and so do rows of 128 doubles.
 template <class T>
 void expect_free_rows(std::uint64_t cols, bool taken = true) {
   const std::uint64_t rows = 2048;
@@ -749,6 +749,8 @@ TEST(FreeRows, ShortRowsOfMaximaReadEachSectorOnce) {
   expect_free_rows<double>(64);
   expect_free_rows<std::int64_t>(8);
   expect_free_rows<double>(128, false);
+  expect_free_rows<double>(256);
+  expect_free_rows<std::uint64_t>(256);
 }
 
 TEST(PackedRows, RowsOfFourHalvesTakeOneWarpAccessPer512Bytes) {
