@@ -54,7 +54,8 @@ __device__ __forceinline__ typename Sem::Acc fold_two_chains(const double* x, st
 }
 
 // 0: RunningFold (the library's fold before; doubles: two TwoSums an element); 1: the library's
-// warp_fold_free (windows of a round settled into a pair; doubles: CutFold); 2: doubles in two chains.
+// warp_fold_free (windows of a round settled into a pair; doubles: CutFold); 2: doubles in two
+// chains; 3: warp_fold_free with the leftovers loaded together (reduceSegmentsWarpEach's).
 template <class T, class Sem, unsigned kIn, int kFold>
 __device__ __forceinline__ typename Sem::Acc fold_segment(const T* x, std::uint64_t n) {
   const unsigned lane = threadIdx.x % 32;
@@ -62,6 +63,8 @@ __device__ __forceinline__ typename Sem::Acc fold_segment(const T* x, std::uint6
     return warp_fold<Sem>(fold_two_chains<Sem, kIn>(x, n, 32, lane));
   } else if constexpr (kFold == 1) {
     return warp_fold_free<T, Sem>(x, n);
+  } else if constexpr (kFold == 3) {
+    return warp_fold_free<T, Sem, true>(x, n);
   } else {
     RunningFold<T, Sem> run(contiguous_share<T>(n, 32));
     fold_contiguous<T, kIn>(run, x, n, 32, lane);
@@ -230,7 +233,7 @@ void probe(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& h
     const unsigned grid = static_cast<unsigned>((count + 1) / 2);
     CK(cudaMemset(out, 0xff, count * sizeof(R)));
     const float us = cold_us(flush, [&] {
-      reduceSegmentsWarpEach<T, Sem><<<grid, kSegmentWarpThreads>>>(x, count, begin, end, out, redo, LongList{});
+      reduceSegmentsWarpEach<T, Sem><<<grid, kSegmentWarpThreads>>>(x, 0, count, begin, end, out, redo, LongList{});
     }, repeats);
     CK(cudaGetLastError());
     std::vector<R> got(count);
@@ -246,7 +249,10 @@ void probe(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& h
   } else {
     variant<T, op::sum, 4, 1, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
   }
+  variant<T, op::sum, 4, 3, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
   variant<T, op::max, 4, 0, 64>(flush, repeats, x, begin, end, count, bytes, want_max, maxima, redo);
+  variant<T, op::max, 4, 1, 64>(flush, repeats, x, begin, end, count, bytes, want_max, maxima, redo);
+  variant<T, op::max, 4, 3, 64>(flush, repeats, x, begin, end, count, bytes, want_max, maxima, redo);
   if constexpr (std::is_same_v<T, double>) {
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -293,9 +299,9 @@ void rows(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::u
   auto k = reduceWarpRows<T, Sem>;
   int per_sm = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, 0));
-  const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>((rows + kWarps - 1) / kWarps, std::uint64_t(per_sm) * sms));
+  const unsigned grid = static_cast<unsigned>((rows + kWarps - 1) / kWarps);  // a warp each, as the library launches it
   CK(cudaMemset(out, 0xff, rows * sizeof(R)));
-  const float warp_us = cold_us(flush, [&] { k<<<grid, kThreads>>>(x, p, out, redo); }, repeats);
+  const float warp_us = cold_us(flush, [&] { k<<<grid, kThreads>>>(x, p, 0, out, redo); }, repeats);
   CK(cudaGetLastError());
   CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
   std::printf("%llu x %llu %s: reduce_axis sum %.1f us (%.0f GB/s), max %.1f us; a warp a row (reduceWarpRows, %d blocks/SM) %.1f us (%.0f GB/s)%s\n",

@@ -131,10 +131,13 @@ struct SegmentWarpsShape {
   std::uint64_t groups = 0;
   std::uint64_t blocks = 1;  // blocks of kThreads that have a group for every warp
   bool alone = false;        // reduceSegmentsWarpEach, no reduceSegmentGroups before it
-  unsigned grid = 0, threads = kThreads;  // alone
+  unsigned grid = 0, threads = kThreads;  // alone: launches of `grid` blocks, a warp a segment
+  std::uint64_t per_launch() const { return std::uint64_t(grid) * (threads / 32); }  // segments
 };
-// `group`: segment_group_size's (or a test's); groups of two count as few segments too.
-inline SegmentWarpsShape segment_warps_shape(std::uint64_t count, unsigned group, bool forced) {
+// `group`: segment_group_size's (or a test's); groups of two count as few segments too. A launch of
+// reduceSegmentsWarpEach has at most `most_blocks` blocks (a test on SIMT lowers it).
+inline SegmentWarpsShape segment_warps_shape(std::uint64_t count, unsigned group, bool forced,
+                                             std::uint64_t most_blocks = std::uint64_t(1) << 30) {
   SegmentWarpsShape s;
   s.alone = group <= 2 && !forced;
   s.group = s.alone ? 1 : group;
@@ -143,7 +146,7 @@ inline SegmentWarpsShape segment_warps_shape(std::uint64_t count, unsigned group
   if (s.alone) {
     constexpr unsigned per_block = kSegmentWarpThreads / 32;
     s.threads = kSegmentWarpThreads;
-    s.grid = static_cast<unsigned>(std::clamp<std::uint64_t>((s.groups + per_block - 1) / per_block, 1, 1u << 30));
+    s.grid = static_cast<unsigned>(std::clamp<std::uint64_t>((s.groups + per_block - 1) / per_block, 1, most_blocks));
   }
   return s;
 }
@@ -158,6 +161,7 @@ __global__ void __launch_bounds__(kThreads)
     reduceSegmentWarps(rl::gmem<const T> input, std::uint64_t count, unsigned group,
                        rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,
                        rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
+  let_consumer_start();  // reduceLongPieces may take its places: it waits for this one to end
   const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
   const std::uint64_t groups = (count + group - 1) / group;
   for (std::uint64_t g = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32; g < groups; g += warps) {
@@ -178,33 +182,34 @@ __global__ void __launch_bounds__(kThreads)
   if (blockIdx.x == gridDim.x - 1) wait_for_producer();
 }
 
-// Launch with kSegmentWarpThreads threads (or another multiple of 32) and any grid
+// Launch with kSegmentWarpThreads threads (or another multiple of 32), as many launches as it takes
 // (launch_kernel: it may start while the kernel before it runs, and waits for that kernel before
-// it reads): warp k of the grid takes segments k, k + (warps in the grid), ..., writes the empty
-// ones, lists those longer than a tile for reduceLongPieces and reduces the others with the whole
-// warp. Every lane reads the segment's offsets (one request), so a warp's first input loads wait
-// on one dependent load; and the kernel holds nothing else, so many warps fit.
+// it reads): warp k of the grid takes segment first + k alone, writes it if empty, lists it for
+// reduceLongPieces if longer than a tile, and otherwise reduces it with the whole warp. Every
+// lane reads the segment's offsets (one request), so a warp's first input loads wait on one
+// dependent load; and the kernel holds nothing else, not even a loop, so many warps fit (a loop
+// over segments k, k + (warps in the grid), ... cost the float sums 10 registers: 58 against 48).
 template <class T, class Sem>
 __global__ void __launch_bounds__(kSegmentWarpThreads)
-    reduceSegmentsWarpEach(rl::gmem<const T> input, std::uint64_t count, rl::gmem<const std::int64_t> begin,
-                           rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
-                           rl::gmem<unsigned long long> redo, LongList longs) {
+    reduceSegmentsWarpEach(rl::gmem<const T> input, std::uint64_t first, std::uint64_t count,
+                           rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,
+                           rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo, LongList longs) {
   wait_for_producer();
-  const unsigned per_block = blockDim.x / 32, lane = threadIdx.x % 32;
-  const std::uint64_t warps = std::uint64_t(gridDim.x) * per_block;
-  for (std::uint64_t p = std::uint64_t(blockIdx.x) * per_block + threadIdx.x / 32; p < count; p += warps) {
-    const std::int64_t b = begin[p], e = end[p];
-    const std::uint64_t length = segment_length(b, e);
-    if (length == 0 || length > Shape<T>::kTile) {  // the same for the whole warp
-      if (lane == 0) {
-        if (length == 0) store_piece<Sem>(output, p, Sem::identity(), 0, redo);
-        else longs.add(p);  // longer than a tile: reduceLongPieces'
-      }
-      continue;
+  let_consumer_start();  // reduceLongPieces may take its places: it waits for this one to end
+  const std::uint64_t p = first + std::uint64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+  if (p >= count) return;  // the whole warp
+  const unsigned lane = threadIdx.x % 32;
+  const std::int64_t b = begin[p], e = end[p];
+  const std::uint64_t length = segment_length(b, e);
+  if (length == 0 || length > Shape<T>::kTile) {  // the same for the whole warp
+    if (lane == 0) {
+      if (length == 0) store_piece<Sem>(output, p, Sem::identity(), 0, redo);
+      else longs.add(p);  // longer than a tile: reduceLongPieces'
     }
-    const typename Sem::Acc v = warp_fold_free<T, Sem>(input + b, length);
-    if (lane == 0) store_piece<Sem>(output, p, v, length, redo);
+    return;
   }
+  const typename Sem::Acc v = warp_fold_free<T, Sem, true>(input + b, length);  // short: at most a tile
+  if (lane == 0) store_piece<Sem>(output, p, v, length, redo);
 }
 
 // Launch with kThreads threads and any grid; warp k of the grid takes groups k, k + (warps in the

@@ -180,22 +180,30 @@ __host__ __device__ constexpr std::uint64_t contiguous_share(std::uint64_t n, st
   return (n / Shape<T>::kVec + lanes - 1) / lanes * Shape<T>::kVec + 2;
 }
 
-// An order-free operation over the contiguous elements x[0, n): `lanes` threads take turns (this
-// one is `lane`), each folding into `run`. The elements before x's first 16-byte boundary go one
-// to a thread, then 16-byte vectors, kIn loads in flight per thread, then the rest one to a
-// thread: a segment that starts anywhere keeps the vector loads (element by element, a warp has a
-// quarter of a float piece's bytes in flight). Any order gives these operations' bits. `run` is
-// a RunningFold, or a WindowFold, CutFold (which takes each round of loads whole) or PairFold
-// (exact_pieces.cuh).
-template <class T, unsigned kIn = 4, class Fold>
+// An order-free operation over the contiguous elements x[0, n): `lanes` threads (at least 32)
+// take turns (this one is `lane`), each folding into `run`. The elements before x's first 16-byte
+// boundary (the head) go one to a thread, then 16-byte vectors, kIn loads in flight per thread,
+// then the lane's last vectors (fewer than kIn) and the rest (the tail) one to a thread: a segment
+// that starts anywhere keeps the vector loads (element by element, a warp has a quarter of a float
+// piece's bytes in flight). Any order gives these operations' bits. `run` is a RunningFold, or a
+// WindowFold, CutFold (which takes each round of loads whole) or PairFold (exact_pieces.cuh).
+// kShort, for pieces of at most a tile (reduceSegmentsWarpEach): 32-bit positions, and the last
+// vectors and the head's and tail's elements loaded at once after the rounds, not one at a time.
+// For segments of a few thousand elements a warp each, those round trips were a good part of a
+// segment's time (H200, uniform:1..4096 float max 69.2 -> 65.3 us, double sums 138.8 -> 136.5);
+// for long rows they are nothing, and the loads kept together cost registers (a block a row:
+// 30 -> 48 for double maxima), so long pieces keep one load at a time.
+template <class T, unsigned kIn = 4, bool kShort = false, class Fold>
 __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
                                                 unsigned lane) {
+  using Index = std::conditional_t<kShort, unsigned, std::uint64_t>;
   constexpr unsigned kVec = Shape<T>::kVec;
-  const std::uint64_t head = std::min<std::uint64_t>(n, (16 - misalignment16(x)) % 16 / sizeof(T));
-  for (std::uint64_t e = lane; e < head; e += lanes) run.take_one(x[e], e);
+  const Index head = static_cast<Index>(std::min<std::uint64_t>(n, (16 - misalignment16(x)) % 16 / sizeof(T)));
+  if constexpr (!kShort)
+    for (std::uint64_t e = lane; e < head; e += lanes) run.take_one(x[e], e);
   const rl::gmem<const T> body = x + head;
-  const std::uint64_t vectors = (n - head) / kVec;
-  std::uint64_t k = lane;
+  const Index vectors = static_cast<Index>((n - head) / kVec);
+  Index k = lane;
   for (; k + (kIn - 1) * lanes < vectors; k += kIn * lanes) {
     Vec<T> v[kIn];
 #pragma unroll
@@ -209,11 +217,31 @@ __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, 
       if constexpr (requires { run.settle(); }) run.settle();  // a WindowFold's window: a round at most
     }
   }
-  for (; k < vectors; k += lanes) {
-    const Vec<T> v = load_vec(body, k * kVec);
-    run.template take<kVec>(v.v, [&](unsigned j) { return head + k * kVec + j; });
+  if constexpr (kShort) {
+    // Head and tail hold fewer than kVec <= 32 elements: one at most a lane.
+    static_assert(kVec <= 32, "a lane takes one element of the head and one of the tail at most");
+    constexpr unsigned kLeft = kIn > 1 ? kIn - 1 : 1;
+    Vec<T> left[kLeft];
+#pragma unroll
+    for (unsigned u = 0; u < kLeft; ++u)
+      if (k + u * lanes < vectors) left[u] = load_vec(body, (k + u * lanes) * kVec);
+    const Index tail = head + vectors * kVec + lane;
+    T first{}, last{};
+    if (lane < head) first = x[lane];
+    if (tail < n) last = x[tail];
+#pragma unroll
+    for (unsigned u = 0; u < kLeft; ++u)
+      if (k + u * lanes < vectors)
+        run.template take<kVec>(left[u].v, [&](unsigned j) { return head + (k + u * lanes) * kVec + j; });
+    if (lane < head) run.take_one(first, lane);
+    if (tail < n) run.take_one(last, tail);
+  } else {
+    for (; k < vectors; k += lanes) {
+      const Vec<T> v = load_vec(body, k * kVec);
+      run.template take<kVec>(v.v, [&](unsigned j) { return head + k * kVec + j; });
+    }
+    for (std::uint64_t e = head + vectors * kVec + lane; e < n; e += lanes) run.take_one(x[e], e);
   }
-  for (std::uint64_t e = head + vectors * kVec + lane; e < n; e += lanes) run.take_one(x[e], e);
 }
 
 // One of `lanes` threads' fold of its share of an order-free operation over the contiguous
@@ -226,7 +254,7 @@ __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, 
 // us (docs/performance.md). Other operations, and window sums with kRoundWindows false (one
 // window a thread, which reduceLongPieces keeps: few rows of 2^20 halves a block each took 133.3
 // -> 151.9 us with a window a round, floats 244.2 -> 254.8, H200): RunningFold.
-template <class T, class Sem, unsigned kIn, bool kRoundWindows = true>
+template <class T, class Sem, unsigned kIn, bool kRoundWindows = true, bool kShort = false>
 __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
                                                             unsigned lane) {
   using Acc = typename Sem::Acc;
@@ -236,7 +264,7 @@ __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x,
       if constexpr (cut_sums_v<T, Sem>) return CutFold{};
       else return WindowFold<T>(kIn * Shape<T>::kVec + 2);  // a round, and a head or tail element
     }();
-    fold_contiguous<T, kIn>(first, x, n, lanes, lane);
+    fold_contiguous<T, kIn, kShort>(first, x, n, lanes, lane);
     if constexpr (!cut_sums_v<T, Sem>) first.settle();
     if (first.exact) return Acc{first.a, first.b};
     PairFold<T, Sem> p;
@@ -244,7 +272,7 @@ __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x,
     return p.acc;
   } else {
     RunningFold<T, Sem> run(contiguous_share<T>(n, lanes));
-    fold_contiguous<T, kIn>(run, x, n, lanes, lane);
+    fold_contiguous<T, kIn, kShort>(run, x, n, lanes, lane);
     return run.result();
   }
 }
@@ -252,9 +280,9 @@ __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x,
 // An order-free operation over a contiguous piece of n elements (segments of up to a tile, long
 // rows in reduceWarpRows), by one warp (lane_fold_free, four loads in flight), then a warp fold.
 // The whole warp must call it.
-template <class T, class Sem>
+template <class T, class Sem, bool kShort = false>
 __device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n) {
-  return warp_fold<Sem>(lane_fold_free<T, Sem, 4>(x, n, 32, threadIdx.x % 32));
+  return warp_fold<Sem>(lane_fold_free<T, Sem, 4, true, kShort>(x, n, 32, threadIdx.x % 32));
 }
 
 // Writes the result of piece p, whose one element is x. A finite floating-point element is its
@@ -1771,6 +1799,8 @@ __global__ void __launch_bounds__(kThreads)
   rl::smem<unsigned> listed_at = listed_storage;
   std::uint64_t todo = pieces.count;
   bool from_list = false;
+  wait_for_producer();
+  let_consumer_start();  // the redo kernel may take its places: it waits for this one to end
   if (pieces.skip_short) {
     // One read of the count per block, shared; no thread reads it after the last block cleared it.
     if (threadIdx.x == 0) listed_at[0] = longs.counters[0];
@@ -1837,19 +1867,19 @@ inline bool warp_rows_fit(const Pieces& p, std::uint64_t warps) {
   return warp_rows_v<T, Sem> && !p.offsets && p.stride == 1 && p.length * sizeof(T) <= most && p.count >= warps;
 }
 
-// Launch with kThreads threads and any grid: warp w of the grid sums rows w, w + (warps in the
-// grid), ... Four blocks an SM (64 registers): doubles' CutFold took 74 with a bound of three,
-// and 16384 x 16384 double sums 523.6 us against 514.1 with four (H200).
+// Launch with kThreads threads, as many launches as it takes: warp w of the grid sums row first +
+// w alone, as reduceSegmentsWarpEach takes its segments (the launcher's grid has a warp for every
+// row; a test's smaller grid takes several launches). Four blocks an SM (64 registers): doubles'
+// CutFold took 74 with a bound of three, and 16384 x 16384 double sums 523.6 us against 514.1
+// with four (H200).
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads, 4)
-    reduceWarpRows(rl::gmem<const T> input, Pieces pieces, rl::gmem<typename Sem::Out> output,
+    reduceWarpRows(rl::gmem<const T> input, Pieces pieces, std::uint64_t first, rl::gmem<typename Sem::Out> output,
                    rl::gmem<unsigned long long> redo) {
-  const std::uint64_t warp = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
-  const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
-  for (std::uint64_t r = warp; r < pieces.count; r += warps) {
-    const typename Sem::Acc acc = warp_fold_free<T, Sem>(input + r * pieces.step, pieces.length);
-    if (threadIdx.x % 32 == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
-  }
+  const std::uint64_t r = first + std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
+  if (r >= pieces.count) return;  // the whole warp
+  const typename Sem::Acc acc = warp_fold_free<T, Sem>(input + r * pieces.step, pieces.length);
+  if (threadIdx.x % 32 == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
 }
 }  // namespace reducelab::detail
 

@@ -207,10 +207,11 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       if (shape.alone) {
         // Few segments: a warp each, after whatever wrote the input (programmatic dependent
         // launch: it may start while that kernel ends, and waits for it before it reads).
-        if (const cudaError_t e = launch_kernel_sized(reduceSegmentsWarpEach<T, Sem>, shape.grid, shape.threads, 1u,
-                                                      stream, input, pieces.count, begin, end, output, redo, longs);
-            e != cudaSuccess)
-          return cuda_status(e, "launching reduceSegmentsWarpEach");
+        for (std::uint64_t first = 0; first < pieces.count; first += shape.per_launch())
+          if (const cudaError_t e = launch_kernel_sized(reduceSegmentsWarpEach<T, Sem>, shape.grid, shape.threads, 1u, stream,
+                                                        input, first, pieces.count, begin, end, output, redo, longs);
+              e != cudaSuccess)
+            return cuda_status(e, "launching reduceSegmentsWarpEach");
       } else {
         const unsigned grid = pieces_grid(options, held, shape.blocks);
         reduceSegmentGroups<T, Sem><<<grid, kThreads, 0, stream>>>(input, pieces.count, shape.group, begin, end, output,
@@ -240,9 +241,11 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
           // row: floats 251.9 -> 246.3 us, halves 131.5 -> 128.8, doubles 514.9 -> 506.2).
           const std::uint64_t every = (pieces.count + kWarps - 1) / kWarps;
           const unsigned grid = pieces_grid(options, every, every);
-          reduceWarpRows<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, output, redo);
-          const cudaError_t e = cudaGetLastError();
-          if (e != cudaSuccess) return cuda_status(e, "launching reduceWarpRows");
+          for (std::uint64_t first = 0; first < pieces.count; first += std::uint64_t(grid) * kWarps) {
+            reduceWarpRows<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, first, output, redo);
+            const cudaError_t e = cudaGetLastError();
+            if (e != cudaSuccess) return cuda_status(e, "launching reduceWarpRows");
+          }
         }
       }
     }
@@ -255,15 +258,17 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       // keep the blocks the GPU holds: they loop over the long list, whose length only the GPU knows.
       const unsigned grid = pieces_grid(options, pieces.offsets ? held : pieces.count, pieces.count);
       const std::uint64_t at_once = options.grid != 0 ? std::min<std::uint64_t>(options.grid, held) : held;
+      // Launched to overlap the end of the kernel before it (programmatic dependent launch): after
+      // segments a warp each it waits, with its blocks in place, for the long list.
       bool deep = false;  // few long rows of exact sums, minima or maxima: eight loads in flight a thread
+      cudaError_t e = cudaSuccess;
       if constexpr (has_deep_rows_v<Sem>) {
         if (deep_rows_fit<T, Sem>(pieces, at_once)) {
           deep = true;
-          reduceLongPieces<T, Sem, true><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo, longs);
+          e = launch_kernel(reduceLongPieces<T, Sem, true>, grid, stream, input, launched, begin, end, output, redo, longs);
         }
       }
-      if (!deep) reduceLongPieces<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, begin, end, output, redo, longs);
-      const cudaError_t e = cudaGetLastError();
+      if (!deep) e = launch_kernel(reduceLongPieces<T, Sem>, grid, stream, input, launched, begin, end, output, redo, longs);
       if (e != cudaSuccess) return cuda_status(e, "launching reduceLongPieces");
     }
   } else if (plan.fixed.blocks) {

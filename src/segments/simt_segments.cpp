@@ -31,6 +31,7 @@ void poison(void* p, std::size_t bytes) { std::memset(p, kPoison, bytes); }
 
 thread_local std::uint64_t last_redone = 0;
 unsigned forced_group = 0;  // reduceSegmentGroups' group size, 0: as the GPU picks it
+unsigned warp_each_blocks = 0;  // the most blocks a launch of reduceSegmentsWarpEach has, 0: as on the GPU
 
 template <class T, class Op>
 std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& pieces, const std::int64_t* begin,
@@ -173,11 +174,13 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       // unless reduceSegmentsWarpEach runs alone (groups of one or two segments and no forced
       // grid): then its grid is the GPU's.
       const SegmentWarpsShape shape = segment_warps_shape(
-          pieces.count, forced_group != 0 ? forced_group : segment_group_size(pieces.count, 4), grid != 0);
+          pieces.count, forced_group != 0 ? forced_group : segment_group_size(pieces.count, 4), grid != 0,
+          warp_each_blocks != 0 ? warp_each_blocks : std::uint64_t(1) << 30);
       if (shape.alone) {
         cfg.grid = dim3(shape.grid), cfg.block = dim3(shape.threads);
         cfg.name = "reduceSegmentsWarpEach";
-        rl::launch(reduceSegmentsWarpEach<T, Sem>, cfg, in, pieces.count, bp, ep, out, redo, longs);
+        for (std::uint64_t first = 0; first < pieces.count; first += shape.per_launch())
+          rl::launch(reduceSegmentsWarpEach<T, Sem>, cfg, in, first, pieces.count, bp, ep, out, redo, longs);
         cfg.block = dim3(kThreads);
       } else {
         cfg.grid = grid_for(shape.blocks);
@@ -193,7 +196,8 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
         by_warp = true;
         cfg.grid = grid_for((pieces.count + kWarps - 1) / kWarps);
         cfg.name = "reduceWarpRows";
-        rl::launch(reduceWarpRows<T, Sem>, cfg, in, launched, out, redo);
+        for (std::uint64_t first = 0; first < pieces.count; first += std::uint64_t(cfg.grid.x) * kWarps)
+          rl::launch(reduceWarpRows<T, Sem>, cfg, in, launched, first, out, redo);
       }
     }
     if (plan.long_pieces && !by_warp) {
@@ -237,6 +241,12 @@ std::uint64_t simt_limit_redo_slots(std::uint64_t slots) {
 unsigned simt_limit_long_slots(unsigned slots) {
   const unsigned before = simt_long_slots;
   simt_long_slots = slots == 0 || slots > kLongSlots ? kLongSlots : slots;
+  return before;
+}
+
+unsigned simt_limit_warp_each_blocks(unsigned blocks) {
+  const unsigned before = warp_each_blocks;
+  warp_each_blocks = blocks;
   return before;
 }
 

@@ -31,6 +31,10 @@ std::uint64_t simt_limit_redo_slots(std::uint64_t slots);
 // reduceLongPieces) on SIMT (0: back to the GPU's kLongSlots); returns the capacity before.
 unsigned simt_limit_long_slots(unsigned slots);
 
+// Lowers how many blocks one launch of reduceSegmentsWarpEach has on SIMT (0: as on the GPU, 2^30),
+// so that a test's few segments take several launches; returns the setting before.
+unsigned simt_limit_warp_each_blocks(unsigned blocks);
+
 // Sets how many segments reduceSegmentGroups gives a warp on SIMT (a power of two up to 32; 0:
 // chosen from the count, as on the GPU); returns the setting before.
 unsigned simt_force_segment_group(unsigned group);

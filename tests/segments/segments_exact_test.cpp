@@ -499,6 +499,20 @@ TEST(WarpRows, RowsTheRowGroupsWouldTakeHaveTheCpuBitsAWarpEach) {
   EXPECT_TRUE(has(kernels(12, 2001), "reduceRowGroups"));
   EXPECT_TRUE(has(kernels(40, 1024), "reduceRowGroups"));
 }
+// A warp takes one row and leaves (reduceWarpRows): a grid smaller than the rows' (a test's) takes
+// them in as many launches as it needs, 40 rows at a block of 8 warps in 5, at 3 blocks in 2,
+// every row with the CPU backend's bits.
+TEST(WarpRows, AGridTooSmallForTheRowsTakesThemInSeveralLaunches) {
+  const Matrix m{40, 2001, 0};
+  const auto x = random_input<float>(m.rows * m.cols, 5);
+  const auto want = expected_axis(x, m, 1, op::sum{});
+  for (const auto& [grid, launches] : {std::pair{1u, 5}, std::pair{3u, 2}}) {
+    simt::reset_accumulated_report();
+    expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid), want, "grid " + std::to_string(grid));
+    const auto& grids = simt::accumulated_report().grids;
+    EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceWarpRows"), launches) << "grid " << grid;
+  }
+}
 // Long double rows (9001 elements, 72 KB: a warp each when there are at least as many rows as
 // the launch holds warps) a warp each (40 rows at grids 0 and 1), a block each (5 rows at grid 0,
 // 40 at grid 7) and a block each with eight loads in flight a thread (fewer rows than blocks:

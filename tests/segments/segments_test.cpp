@@ -1,9 +1,11 @@
 // reduce_axis and reduce_segments: the CPU backend against the definition (each piece has the bits
 // of cpu::reduce over its elements alone), the documented empty results and errors, and the GPU
 // kernel run on SIMT against the CPU backend, bit for bit, across grids and alignments.
+#include <algorithm>
 #include <cmath>
 
 #include "segments/simt_segments.hpp"
+#include "simt/core.hpp"
 #include "segments_support.hpp"
 
 namespace rltest {
@@ -416,6 +418,31 @@ TYPED_TEST(SegmentsSimt, GroupsOfSegmentsInOneRangeHaveTheCpuBits) {
       detail::simt_force_segment_group(before);
     });
   }
+}
+
+// reduceSegmentsWarpEach gives a warp one segment and leaves; past 2^31 segments (2^30 blocks of
+// two warps) it takes more than one launch. With launches of 5 blocks, 107 segments take 11 of
+// them, and every segment (empty, short, longer than a tile) has the CPU backend's bits.
+TEST(SegmentsSimt, SegmentsAWarpEachInSeveralLaunches) {
+  std::vector<std::int64_t> b, e;
+  std::int64_t at = 0;
+  for (std::uint64_t i = 0; i < 107; ++i) {
+    const std::int64_t len = i == 50 ? std::int64_t(detail::Shape<float>::kTile) + 9 : static_cast<std::int64_t>((i * 29) % 300);
+    b.push_back(at), at += len, e.push_back(at);
+  }
+  const auto x = random_input<float>(static_cast<std::uint64_t>(at), 13);
+  const unsigned blocks = detail::simt_limit_warp_each_blocks(5), group = detail::simt_force_segment_group(1);
+  const auto check = [&](auto op, const char* name) {
+    simt::reset_accumulated_report();
+    expect_same(detail::simt_reduce_segments(x.data(), x.size(), b, e, op, 0), expected_segments(x, b, e, op), name);
+    const auto& grids = simt::accumulated_report().grids;
+    EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceSegmentsWarpEach"), 11) << name;
+  };
+  check(op::sum{}, "sum");
+  check(op::max{}, "max");
+  check(op::argmin{}, "argmin");
+  detail::simt_force_segment_group(group);
+  detail::simt_limit_warp_each_blocks(blocks);
 }
 
 TEST(SegmentsSimt, SeveralChunksInOnePieceMatchTheCpu) {
