@@ -5,7 +5,8 @@
 // and against reduceLongPieces on both grids (sums and maxima), on device 0, cold (behind an L2
 // flush), median of R. 16384 x 16384 half, float and double sums, 2^13 x 2^15 half and double
 // sums, 2^15 x 2^13 double sums; every row compared bit for bit with reduce_axis's.
-//   longrow_probe [repeats=10] [groups: only groups of 1, 2, 4 and 8 warps a row]
+//   longrow_probe [repeats=10] [groups: only groups of 1, 2, 4 and 8 warps a row | tail: only what a
+//   block a row's end costs]
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -109,6 +110,26 @@ __global__ void __launch_bounds__(256, kBlocks)
   }
 }
 
+// What a block a row's end costs. Each thread folds its share of row blockIdx.x as
+// reduceLongPieces does (lane_fold_free, four loads in flight, a window a thread), then kTail 0:
+// thread 0 stores its own share's result and no thread folds with another (not the row's value:
+// the bound of the reads and the lanes' arithmetic alone); 1: the warps fold and warp 0 stores
+// its warp's result (not the row's value either); 2: the block folds, as reduceLongPieces.
+template <class T, class Sem, int kTail>
+__global__ void __launch_bounds__(256)
+    block_tail(const T* x, std::uint64_t rows, std::uint64_t cols, typename Sem::Out* out, unsigned long long* redo) {
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[8];
+  rl::smem<Acc> slots = slot_storage;
+  for (std::uint64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    Acc acc = lane_fold_free<T, Sem, 4, false>(x + r * cols, cols, 256, threadIdx.x);
+    if constexpr (kTail == 1) acc = warp_fold<Sem>(acc);
+    if constexpr (kTail == 2) acc = block_fold<Sem>(acc, slots);
+    if (threadIdx.x == 0) store_piece<Sem>(out, r, acc, cols, redo);
+    if constexpr (kTail == 2) __syncthreads();  // slots are reused by the next row
+  }
+}
+
 // A group of kK warps a row: the block's 8 warps in 8 / kK groups, group g of the grid taking rows
 // g, g + (groups in the grid), ...; each warp folds its share of the row (the row's vectors dealt
 // to the group's 32 kK lanes in turn), the group's warps meet at a named barrier, and the group's
@@ -161,6 +182,49 @@ void time_on_grids(const L2Flush& flush, int repeats, int sms, K k, const T* x, 
                 std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
     std::fflush(stdout);
   }
+}
+
+// A block a row's end, sums and maxima (block_tail), against reduce_axis.
+template <class T>
+void tails(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::uint64_t cols, const char* name) {
+  const std::uint64_t n = rows * cols;
+  std::vector<T> h(n);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
+  using R = result_t<T, op::sum>;
+  T* x = nullptr;
+  R* out = nullptr;
+  T* maxima = nullptr;
+  unsigned long long* redo = nullptr;
+  CK(cudaMalloc(&x, n * sizeof(T)));
+  CK(cudaMalloc(&out, rows * sizeof(R)));
+  CK(cudaMalloc(&maxima, rows * sizeof(T)));
+  CK(cudaMalloc(&redo, 1 << 20));
+  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  const Matrix m{rows, cols, 0};
+  const float sum_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::sum{}, out, nullptr, {})); }, repeats);
+  const float max_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::max{}, maxima, nullptr, {})); }, repeats);
+  std::vector<R> want(rows);
+  std::vector<T> want_max(rows);
+  CK(cudaMemcpy(want.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(want_max.data(), maxima, rows * sizeof(T), cudaMemcpyDeviceToHost));
+  std::printf("%llu x %llu %s, a block a row's end: reduce_axis sum %.1f us, max %.1f us\n",
+              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), name, sum_us, max_us);
+  using Sum = piece_semantics_t<T, op::sum>;
+  using Max = piece_semantics_t<T, op::max>;
+  time_on_grids<T, R>(flush, repeats, sms, block_tail<T, Sum, 0>, x, rows, cols, rows, want, out, redo,
+                      "sum, no fold (a bound, not the sums)");
+  time_on_grids<T, R>(flush, repeats, sms, block_tail<T, Sum, 1>, x, rows, cols, rows, want, out, redo,
+                      "sum, warp folds only (not the sums)");
+  time_on_grids<T, R>(flush, repeats, sms, block_tail<T, Sum, 2>, x, rows, cols, rows, want, out, redo,
+                      "sum, block fold");
+  time_on_grids<T, T>(flush, repeats, sms, block_tail<T, Max, 0>, x, rows, cols, rows, want_max, maxima, redo,
+                      "max, no fold (a bound, not the maxima)");
+  time_on_grids<T, T>(flush, repeats, sms, block_tail<T, Max, 2>, x, rows, cols, rows, want_max, maxima, redo,
+                      "max, block fold");
+  CK(cudaFree(x));
+  CK(cudaFree(out));
+  CK(cudaFree(maxima));
+  CK(cudaFree(redo));
 }
 
 template <class T, int kK, int kBlocks, class Op = op::sum, class R = result_t<T, Op>>
@@ -360,6 +424,16 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s; exact sums along long rows, cold, median of %d\n", prop.name, repeats);
   L2Flush flush(prop);
+  if (argc > 2 && std::strcmp(argv[2], "tail") == 0) {
+    tails<double>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "double");
+    tails<double>(flush, repeats, prop.multiProcessorCount, 32768, 8192, "double");
+    tails<double>(flush, repeats, prop.multiProcessorCount, 65536, 4096, "double");
+    tails<double>(flush, repeats, prop.multiProcessorCount, 8192, 32768, "double");
+    tails<float>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "float");
+    tails<float>(flush, repeats, prop.multiProcessorCount, 8192, 32768, "float");
+    tails<reducelab::half>(flush, repeats, prop.multiProcessorCount, 8192, 32768, "half");
+    return 0;
+  }
   if (argc > 2 && std::strcmp(argv[2], "groups") == 0) {
     groups<float>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "float");
     groups<double>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "double");

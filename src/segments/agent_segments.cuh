@@ -25,9 +25,11 @@
 //                      first (before reducePackedRows and reduceRowGroups).
 //   reduceLongPieces   longer rows and segments: a block each (few rows of exact sums, minima
 //                      or maxima: eight loads in flight a thread).
-//   reduceWarpRows     longer rows (up to 64 KiB, doubles 128 KiB; float, half and bfloat16
-//                      rows of more than 1024 elements) of exact sums and means, when there
-//                      are at least as many as the GPU holds warps: a warp each.
+//   reduceWarpRows     longer rows (up to 64 KiB; float, half and bfloat16 rows of more than
+//                      1024 elements) of exact sums and means, when there are at least as many
+//                      as the GPU holds warps: a warp each.
+//   reduceBlockRows    the other long rows of exact sums and means of a dense matrix: a block
+//                      each, without reduceLongPieces' list of segments and strided pieces.
 //   reduceSegmentGroups  segments of up to a tile: a warp per group of up to 32 neighbouring
 //                      short segments, read as one contiguous range (agent_segment_groups.cuh).
 //   reduceSegmentWarps the groups it leaves (longer or scattered segments): a warp per segment.
@@ -1841,6 +1843,30 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 
+// Exact sums and means of a dense matrix's long rows, a block a row: reduceLongPieces without the
+// segments' long list and the strided path, whose registers cost a block an SM (exact double sums
+// 61 registers there, 47 here: 4 blocks an SM against 5). Launch with kThreads threads, a block
+// for every row (as many launches as it takes): block b sums row first + b alone. H200, 16384 x
+// 16384 double sums: 478.3 us this way, 501.3 a warp a row (reduceWarpRows), 462.7 for the same
+// reads and lanes' arithmetic with no fold at all (bench/longrow_probe tail).
+template <class T, class Sem>
+inline constexpr bool block_rows_v = is_exact_pieces<Sem>::value;
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceBlockRows(rl::gmem<const T> input, Pieces pieces, std::uint64_t first, rl::gmem<typename Sem::Out> output,
+                    rl::gmem<unsigned long long> redo) {
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[kWarps];
+  rl::smem<Acc> slots = slot_storage;
+  wait_for_producer();
+  let_consumer_start();  // the redo kernel may take its places: it waits for this one to end
+  const std::uint64_t r = first + blockIdx.x;
+  if (r >= pieces.count) return;  // the whole block
+  const Acc acc = block_fold<Sem>(lane_fold_free<T, Sem, 4, false>(input + r * pieces.step, pieces.length, kThreads,
+                                                                    threadIdx.x), slots);
+  if (threadIdx.x == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
+}
+
 // ---- Long rows of exact sums, a warp each -------------------------------------------------------
 // reduceLongPieces folds a row with its whole block, and each row ends with a block fold and a
 // pair merge per thread: for rows of 16384 halves that is 64 elements a thread between two such
@@ -1854,16 +1880,16 @@ __global__ void __launch_bounds__(kThreads)
 template <class T, class Sem>
 inline constexpr bool warp_rows_v = is_exact_pieces<Sem>::value;
 
-// Whether reduceWarpRows takes a call's long pieces instead of reduceLongPieces: rows of a
-// matrix of up to kWarpRowBytes (twice that for doubles), at least `warps` of them (the warps a
-// launch holds at once). Longer rows spread a block's ends over enough elements: 8192 x 32768
-// float sums (128 KiB rows) went 264.3 -> 275.5 us a warp a row (H200), while half sums of the
-// same shape (64 KiB rows) went 160.5 -> 144.0; double sums of 8192 x 32768 (256 KiB rows)
-// 483.5 -> 506.8, of 16384 x 16384 (128 KiB) 510.0 -> 501.6.
+// Whether reduceWarpRows takes a call's long pieces instead of a block a row (reduceBlockRows):
+// rows of a matrix of up to kWarpRowBytes, at least `warps` of them (the warps a launch holds at
+// once). Longer rows spread a block's ends over enough elements. H200, the same call, a warp a
+// row against a block a row: double sums of 65536 x 4096 (32 KiB rows) 485.9 against 621.5 us,
+// of 32768 x 8192 (64 KiB) 487.6 against 514.2, of 16384 x 16384 (128 KiB) 508.3 against 488.4;
+// float sums of 16384 x 16384 (64 KiB) 247.9 against 267.2 (bench/longrow_probe tail).
 inline constexpr std::uint64_t kWarpRowBytes = 65536;
 template <class T, class Sem>
 inline bool warp_rows_fit(const Pieces& p, std::uint64_t warps) {
-  const std::uint64_t most = std::is_same_v<T, double> ? 2 * kWarpRowBytes : kWarpRowBytes;
+  constexpr std::uint64_t most = kWarpRowBytes;
   return warp_rows_v<T, Sem> && !p.offsets && p.stride == 1 && p.length * sizeof(T) <= most && p.count >= warps;
 }
 

@@ -268,7 +268,17 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
           e = launch_kernel(reduceLongPieces<T, Sem, true>, grid, stream, input, launched, begin, end, output, redo, longs);
         }
       }
-      if (!deep) e = launch_kernel(reduceLongPieces<T, Sem>, grid, stream, input, launched, begin, end, output, redo, longs);
+      bool by_block = false;  // exact sums of a dense matrix's rows: a lean block a row
+      if constexpr (block_rows_v<T, Sem>) {
+        if (!deep && !pieces.offsets && pieces.stride == 1) {
+          by_block = true;
+          for (std::uint64_t first = 0; first < pieces.count && e == cudaSuccess; first += grid)
+            e = launch_kernel(reduceBlockRows<T, Sem>, grid, stream, input, launched, first, output, redo);
+          if (e != cudaSuccess) return cuda_status(e, "launching reduceBlockRows");
+        }
+      }
+      if (!deep && !by_block)
+        e = launch_kernel(reduceLongPieces<T, Sem>, grid, stream, input, launched, begin, end, output, redo, longs);
       if (e != cudaSuccess) return cuda_status(e, "launching reduceLongPieces");
     }
   } else if (plan.fixed.blocks) {

@@ -210,7 +210,16 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
           rl::launch(reduceLongPieces<T, Sem, true>, cfg, in, launched, bp, ep, out, redo, longs);
         }
       }
-      if (!deep) rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo, longs);
+      bool by_block = false;  // as on the GPU
+      if constexpr (block_rows_v<T, Sem>) {
+        if (!deep && !pieces.offsets && pieces.stride == 1) {
+          by_block = true;
+          cfg.name = "reduceBlockRows";
+          for (std::uint64_t first = 0; first < pieces.count; first += cfg.grid.x)
+            rl::launch(reduceBlockRows<T, Sem>, cfg, in, launched, first, out, redo);
+        }
+      }
+      if (!deep && !by_block) rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo, longs);
       if (counters[0] != 0 || counters[1] != 0) throw std::logic_error("reduceLongPieces left the long list set");
     }
   } else if (plan.fixed.blocks) {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <tuple>
 
 #include "analysis/recorder.hpp"
 #include "exact_pieces_support.hpp"
@@ -513,25 +514,34 @@ TEST(WarpRows, AGridTooSmallForTheRowsTakesThemInSeveralLaunches) {
     EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceWarpRows"), launches) << "grid " << grid;
   }
 }
-// Long double rows (9001 elements, 72 KB: a warp each when there are at least as many rows as
-// the launch holds warps) a warp each (40 rows at grids 0 and 1), a block each (5 rows at grid 0,
-// 40 at grid 7) and a block each with eight loads in flight a thread (fewer rows than blocks:
-// 1 row at grids 0 and 7, 5 at grid 7): values over a wide range, a row a pair cannot hold
-// (redone with digits), an infinity, a NaN.
+// Long double rows of 8001 elements (62.5 KiB: a warp each when there are at least as many rows as
+// the launch holds warps) and of 9001 (72 KB: a block each), 40 rows at grids 0 and 1; a block
+// each (5 rows at grid 0, 40 at grid 7) and a block each with eight loads in flight a thread
+// (fewer rows than blocks: 1 row at grids 0 and 7, 5 at grid 7): values over a wide range, a row
+// a pair cannot hold (redone with digits), an infinity, a NaN. Which kernel took the 40 rows at
+// grid 0 is checked too.
 TEST(WarpRows, LongDoubleRowsHaveTheCpuBitsAWarpOrABlockEach) {
-  constexpr std::uint64_t kCols = 9001, kPitch = 9004;
-  for (const std::uint64_t rows : {std::uint64_t(1), std::uint64_t(5), std::uint64_t(40)}) {
-    auto x = random_input<double>(rows * kPitch, 77 + rows);
-    for (std::uint64_t i = 0; i < x.size(); i += 97) x[i] = std::ldexp(x[i], static_cast<int>(i % 400) - 200);
-    x[10] = 0x1p900, x[4000] = 1.0, x[4001] = 0x1p-900, x[9000] = -0x1p900;
-    if (rows > 1) x[kPitch + 3] = INFINITY, x[2 * kPitch + 7] = std::nan("");
-    const Matrix m{rows, kCols, kPitch};
-    const auto want = expected_axis(x, m, 1, op::sum{});
-    const auto want_mean = expected_axis(x, m, 1, op::mean{});
-    for (unsigned grid : {0u, 1u, 7u}) {
-      const std::string what = "double " + std::to_string(rows) + " rows, grid " + std::to_string(grid);
-      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid), want, "sum " + what);
-      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid), want_mean, "mean " + what);
+  for (const auto& [cols, pitch, kernel] : {std::tuple{std::uint64_t(8001), std::uint64_t(8004), "reduceWarpRows"},
+                                            std::tuple{std::uint64_t(9001), std::uint64_t(9004), "reduceBlockRows"}}) {
+    for (const std::uint64_t rows : {std::uint64_t(1), std::uint64_t(5), std::uint64_t(40)}) {
+      auto x = random_input<double>(rows * pitch, 77 + rows);
+      for (std::uint64_t i = 0; i < x.size(); i += 97) x[i] = std::ldexp(x[i], static_cast<int>(i % 400) - 200);
+      x[10] = 0x1p900, x[4000] = 1.0, x[4001] = 0x1p-900, x[cols - 1] = -0x1p900;
+      if (rows > 1) x[pitch + 3] = INFINITY, x[2 * pitch + 7] = std::nan("");
+      const Matrix m{rows, cols, pitch};
+      const auto want = expected_axis(x, m, 1, op::sum{});
+      const auto want_mean = expected_axis(x, m, 1, op::mean{});
+      for (unsigned grid : {0u, 1u, 7u}) {
+        const std::string what =
+            "double " + std::to_string(rows) + " rows of " + std::to_string(cols) + ", grid " + std::to_string(grid);
+        simt::reset_accumulated_report();
+        expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid), want, "sum " + what);
+        if (rows == 40 && grid == 0) {
+          const auto& grids = simt::accumulated_report().grids;
+          EXPECT_NE(std::find(grids.begin(), grids.end(), kernel), grids.end()) << kernel << ", " << what;
+        }
+        expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid), want_mean, "mean " + what);
+      }
     }
   }
 }
