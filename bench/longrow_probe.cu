@@ -184,47 +184,62 @@ void time_on_grids(const L2Flush& flush, int repeats, int sms, K k, const T* x, 
   }
 }
 
-// A block a row's end, sums and maxima (block_tail), against reduce_axis.
+// A rows x cols matrix of probe values on the device, reduce_axis's sums and maxima along its
+// rows (every variant's bits are checked against them) and their times, and room for a variant's
+// results and redo list.
 template <class T>
-void tails(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::uint64_t cols, const char* name) {
-  const std::uint64_t n = rows * cols;
-  std::vector<T> h(n);
-  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
+struct RowsCase {
   using R = result_t<T, op::sum>;
   T* x = nullptr;
   R* out = nullptr;
   T* maxima = nullptr;
   unsigned long long* redo = nullptr;
-  CK(cudaMalloc(&x, n * sizeof(T)));
-  CK(cudaMalloc(&out, rows * sizeof(R)));
-  CK(cudaMalloc(&maxima, rows * sizeof(T)));
-  CK(cudaMalloc(&redo, 1 << 20));
-  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  const Matrix m{rows, cols, 0};
-  const float sum_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::sum{}, out, nullptr, {})); }, repeats);
-  const float max_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::max{}, maxima, nullptr, {})); }, repeats);
-  std::vector<R> want(rows);
-  std::vector<T> want_max(rows);
-  CK(cudaMemcpy(want.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(want_max.data(), maxima, rows * sizeof(T), cudaMemcpyDeviceToHost));
+  std::vector<R> want;
+  std::vector<T> want_max;
+  float sum_us = 0, max_us = 0;
+  RowsCase(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) : want(rows), want_max(rows) {
+    const std::uint64_t n = rows * cols;
+    std::vector<T> h(n);
+    for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
+    CK(cudaMalloc(&x, n * sizeof(T)));
+    CK(cudaMalloc(&out, rows * sizeof(R)));
+    CK(cudaMalloc(&maxima, rows * sizeof(T)));
+    CK(cudaMalloc(&redo, 1 << 20));
+    CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    const Matrix m{rows, cols, 0};
+    sum_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::sum{}, out, nullptr, {})); }, repeats);
+    max_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::max{}, maxima, nullptr, {})); }, repeats);
+    CK(cudaMemcpy(want.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(want_max.data(), maxima, rows * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  ~RowsCase() {
+    CK(cudaFree(x));
+    CK(cudaFree(out));
+    CK(cudaFree(maxima));
+    CK(cudaFree(redo));
+  }
+};
+
+// A block a row's end, sums and maxima (block_tail), against reduce_axis.
+template <class T>
+void tails(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::uint64_t cols, const char* name) {
+  RowsCase<T> c(flush, repeats, rows, cols);
   std::printf("%llu x %llu %s, a block a row's end: reduce_axis sum %.1f us, max %.1f us\n",
-              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), name, sum_us, max_us);
+              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), name, c.sum_us, c.max_us);
+  using R = typename RowsCase<T>::R;
   using Sum = piece_semantics_t<T, op::sum>;
   using Max = piece_semantics_t<T, op::max>;
-  time_on_grids<T, R>(flush, repeats, sms, block_tail<T, Sum, 0>, x, rows, cols, rows, want, out, redo,
-                      "sum, no fold (a bound, not the sums)");
-  time_on_grids<T, R>(flush, repeats, sms, block_tail<T, Sum, 1>, x, rows, cols, rows, want, out, redo,
-                      "sum, warp folds only (not the sums)");
-  time_on_grids<T, R>(flush, repeats, sms, block_tail<T, Sum, 2>, x, rows, cols, rows, want, out, redo,
-                      "sum, block fold");
-  time_on_grids<T, T>(flush, repeats, sms, block_tail<T, Max, 0>, x, rows, cols, rows, want_max, maxima, redo,
-                      "max, no fold (a bound, not the maxima)");
-  time_on_grids<T, T>(flush, repeats, sms, block_tail<T, Max, 2>, x, rows, cols, rows, want_max, maxima, redo,
-                      "max, block fold");
-  CK(cudaFree(x));
-  CK(cudaFree(out));
-  CK(cudaFree(maxima));
-  CK(cudaFree(redo));
+  const auto sums = [&](auto kernel, const char* label) {
+    time_on_grids<T, R>(flush, repeats, sms, kernel, c.x, rows, cols, rows, c.want, c.out, c.redo, label);
+  };
+  const auto maxima = [&](auto kernel, const char* label) {
+    time_on_grids<T, T>(flush, repeats, sms, kernel, c.x, rows, cols, rows, c.want_max, c.maxima, c.redo, label);
+  };
+  sums(block_tail<T, Sum, 0>, "sum, no fold (a bound, not the sums)");
+  sums(block_tail<T, Sum, 1>, "sum, warp folds only (not the sums)");
+  sums(block_tail<T, Sum, 2>, "sum, block fold");
+  maxima(block_tail<T, Max, 0>, "max, no fold (a bound, not the maxima)");
+  maxima(block_tail<T, Max, 2>, "max, block fold");
 }
 
 template <class T, int kK, int kBlocks, class Op = op::sum, class R = result_t<T, Op>>
@@ -240,40 +255,17 @@ void group_variant(const L2Flush& flush, int repeats, int sms, const T* x, std::
 // Groups of 1, 2, 4 and 8 warps a row, sums and maxima.
 template <class T>
 void groups(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::uint64_t cols, const char* name) {
-  const std::uint64_t n = rows * cols;
-  std::vector<T> h(n);
-  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
-  using R = result_t<T, op::sum>;
-  T* x = nullptr;
-  R* out = nullptr;
-  T* maxima = nullptr;
-  unsigned long long* redo = nullptr;
-  CK(cudaMalloc(&x, n * sizeof(T)));
-  CK(cudaMalloc(&out, rows * sizeof(R)));
-  CK(cudaMalloc(&maxima, rows * sizeof(T)));
-  CK(cudaMalloc(&redo, 1 << 20));
-  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  const Matrix m{rows, cols, 0};
-  const float sum_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::sum{}, out, nullptr, {})); }, repeats);
-  const float max_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::max{}, maxima, nullptr, {})); }, repeats);
-  std::vector<R> want(rows);
-  std::vector<T> want_max(rows);
-  CK(cudaMemcpy(want.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(want_max.data(), maxima, rows * sizeof(T), cudaMemcpyDeviceToHost));
+  RowsCase<T> c(flush, repeats, rows, cols);
   std::printf("%llu x %llu %s, groups of warps a row: reduce_axis sum %.1f us, max %.1f us\n",
-              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), name, sum_us, max_us);
-  group_variant<T, 1, 4>(flush, repeats, sms, x, rows, cols, want, out, redo);
-  group_variant<T, 2, 4>(flush, repeats, sms, x, rows, cols, want, out, redo);
-  group_variant<T, 4, 4>(flush, repeats, sms, x, rows, cols, want, out, redo);
-  group_variant<T, 8, 4>(flush, repeats, sms, x, rows, cols, want, out, redo);
-  group_variant<T, 1, 4, op::max>(flush, repeats, sms, x, rows, cols, want_max, maxima, redo);
-  group_variant<T, 2, 4, op::max>(flush, repeats, sms, x, rows, cols, want_max, maxima, redo);
-  group_variant<T, 4, 4, op::max>(flush, repeats, sms, x, rows, cols, want_max, maxima, redo);
-  group_variant<T, 8, 4, op::max>(flush, repeats, sms, x, rows, cols, want_max, maxima, redo);
-  CK(cudaFree(x));
-  CK(cudaFree(out));
-  CK(cudaFree(maxima));
-  CK(cudaFree(redo));
+              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), name, c.sum_us, c.max_us);
+  group_variant<T, 1, 4>(flush, repeats, sms, c.x, rows, cols, c.want, c.out, c.redo);
+  group_variant<T, 2, 4>(flush, repeats, sms, c.x, rows, cols, c.want, c.out, c.redo);
+  group_variant<T, 4, 4>(flush, repeats, sms, c.x, rows, cols, c.want, c.out, c.redo);
+  group_variant<T, 8, 4>(flush, repeats, sms, c.x, rows, cols, c.want, c.out, c.redo);
+  group_variant<T, 1, 4, op::max>(flush, repeats, sms, c.x, rows, cols, c.want_max, c.maxima, c.redo);
+  group_variant<T, 2, 4, op::max>(flush, repeats, sms, c.x, rows, cols, c.want_max, c.maxima, c.redo);
+  group_variant<T, 4, 4, op::max>(flush, repeats, sms, c.x, rows, cols, c.want_max, c.maxima, c.redo);
+  group_variant<T, 8, 4, op::max>(flush, repeats, sms, c.x, rows, cols, c.want_max, c.maxima, c.redo);
 }
 
 template <class T, int kBlocks, bool kRoundWindows, class Op = op::sum, class R = result_t<T, Op>>
