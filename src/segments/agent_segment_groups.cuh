@@ -134,10 +134,12 @@ struct SegmentWarpsShape {
   unsigned grid = 0, threads = kThreads;  // alone: launches of `grid` blocks, a warp a segment
   std::uint64_t per_launch() const { return std::uint64_t(grid) * (threads / 32); }  // segments
 };
+// The most blocks a launch of reduceSegmentsWarpEach has (2^31 segments); more take more launches.
+inline constexpr std::uint64_t kWarpEachBlocks = std::uint64_t(1) << 30;
 // `group`: segment_group_size's (or a test's); groups of two count as few segments too. A launch of
 // reduceSegmentsWarpEach has at most `most_blocks` blocks (a test on SIMT lowers it).
 inline SegmentWarpsShape segment_warps_shape(std::uint64_t count, unsigned group, bool forced,
-                                             std::uint64_t most_blocks = std::uint64_t(1) << 30) {
+                                             std::uint64_t most_blocks = kWarpEachBlocks) {
   SegmentWarpsShape s;
   s.alone = group <= 2 && !forced;
   s.group = s.alone ? 1 : group;

@@ -1851,6 +1851,12 @@ __global__ void __launch_bounds__(kThreads)
 // reads and lanes' arithmetic with no fold at all (bench/longrow_probe tail).
 template <class T, class Sem>
 inline constexpr bool block_rows_v = is_exact_pieces<Sem>::value;
+// Whether reduceBlockRows takes a call's long pieces (those reduceWarpRows and the eight-load
+// reduceLongPieces leave): a dense matrix's rows of exact sums or means.
+template <class T, class Sem>
+inline bool block_rows_fit(const Pieces& p) {
+  return block_rows_v<T, Sem> && !p.offsets && p.stride == 1;
+}
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceBlockRows(rl::gmem<const T> input, Pieces pieces, std::uint64_t first, rl::gmem<typename Sem::Out> output,

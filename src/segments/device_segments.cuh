@@ -270,7 +270,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       }
       bool by_block = false;  // exact sums of a dense matrix's rows: a lean block a row
       if constexpr (block_rows_v<T, Sem>) {
-        if (!deep && !pieces.offsets && pieces.stride == 1) {
+        if (!deep && block_rows_fit<T, Sem>(pieces)) {
           by_block = true;
           for (std::uint64_t first = 0; first < pieces.count && e == cudaSuccess; first += grid)
             e = launch_kernel(reduceBlockRows<T, Sem>, grid, stream, input, launched, first, output, redo);

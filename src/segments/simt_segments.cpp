@@ -31,7 +31,7 @@ void poison(void* p, std::size_t bytes) { std::memset(p, kPoison, bytes); }
 
 thread_local std::uint64_t last_redone = 0;
 unsigned forced_group = 0;  // reduceSegmentGroups' group size, 0: as the GPU picks it
-unsigned warp_each_blocks = 0;  // the most blocks a launch of reduceSegmentsWarpEach has, 0: as on the GPU
+unsigned warp_each_blocks = 0;  // the most blocks a launch of reduceSegmentsWarpEach has, 0: kWarpEachBlocks
 
 template <class T, class Op>
 std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& pieces, const std::int64_t* begin,
@@ -175,7 +175,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       // grid): then its grid is the GPU's.
       const SegmentWarpsShape shape = segment_warps_shape(
           pieces.count, forced_group != 0 ? forced_group : segment_group_size(pieces.count, 4), grid != 0,
-          warp_each_blocks != 0 ? warp_each_blocks : std::uint64_t(1) << 30);
+          warp_each_blocks != 0 ? warp_each_blocks : kWarpEachBlocks);
       if (shape.alone) {
         cfg.grid = dim3(shape.grid), cfg.block = dim3(shape.threads);
         cfg.name = "reduceSegmentsWarpEach";
@@ -212,7 +212,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       }
       bool by_block = false;  // as on the GPU
       if constexpr (block_rows_v<T, Sem>) {
-        if (!deep && !pieces.offsets && pieces.stride == 1) {
+        if (!deep && block_rows_fit<T, Sem>(pieces)) {
           by_block = true;
           cfg.name = "reduceBlockRows";
           for (std::uint64_t first = 0; first < pieces.count; first += cfg.grid.x)
