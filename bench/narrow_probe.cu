@@ -76,7 +76,7 @@ void columns(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
     CK(cudaFuncGetAttributes(&attr, k));
     const std::uint64_t held = std::uint64_t(per_sm) * sms;
-    const ColumnShape shape = column_shape<typename P::Acc>(pair_column_pieces(p), held, held * kWarps);
+    const ColumnShape shape = column_shape<typename P::Acc>(column_vector_pieces(p, 2), held, held * kWarps);
     grid = static_cast<unsigned>(std::min<std::uint64_t>(held, column_blocks(shape)));
     us = cold_us(flush, [&] {
       k<<<grid, 256>>>(reinterpret_cast<const std::uint32_t*>(x), shape, static_cast<typename P::Acc*>(b.partials),

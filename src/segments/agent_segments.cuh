@@ -563,8 +563,9 @@ template <class T, class Sem>
   requires(is_half_like<T> && is_exact_pieces<Sem>::value)
 struct PairSum {
   using Column = Sem;  // one column's semantics (store_piece lists lost columns with it)
+  static constexpr unsigned kColumnLoads = 16;  // loads in flight a thread (reduceColumns)
   struct Acc {
-    static constexpr bool kTwoPairs = true;  // loaded as four doubles (load_other_block)
+    static constexpr unsigned kColumns = 2;  // loaded a column at a time (load_other_block)
     typename Sem::Acc c[2];
   };
   using Inner = Acc;
@@ -717,13 +718,171 @@ inline bool pair_columns_fit(const void* input, const Pieces& p) {
   return p.count % 2 == 0 && p.stride % 2 == 0 && reinterpret_cast<std::uintptr_t>(input) % 4 == 0 &&
          (!sums || p.count >= 16);
 }
-// The same columns as words: half as many, the pitch in words.
-inline Pieces pair_column_pieces(const Pieces& p) {
+// The same columns as vectors of k neighbouring columns (words of two half columns, or
+// VecColumns' vectors below): a k-th as many, the pitch in vectors.
+inline Pieces column_vector_pieces(const Pieces& p, unsigned k) {
   Pieces w = p;
-  w.count = p.count / 2;
-  w.stride = p.stride / 2;
-  w.elements = p.elements / 2;
+  w.count = p.count / k;
+  w.stride = p.stride / k;
+  w.elements = p.elements / k;
   return w;
+}
+
+// ---- Columns of 4- and 8-byte elements, several of them to a lane -------------------------------
+// A lane of reduceColumns that reads one float of each row puts 128 bytes of a row in a warp's
+// load: float and int32 maxima and sums along the columns of 16384 x 16384 read 88 % of the read
+// ceiling where double maxima (8 bytes a lane) read 97 % (H200 shapes run), and bench/columns_probe
+// read 16-byte lanes at 99 % where 4-byte lanes read 92 % (H100). So when the columns split into
+// aligned vectors of K neighbouring columns (a count and a pitch that are multiples of K, a start
+// aligned to the vector), reduceColumns can run over the vectors: a lane keeps one accumulator a
+// column and writes K results. K: a 16-byte vector for the order-free operations other than exact
+// sums (also four words of two half columns' minima and maxima); two floats for exact float sums
+// and means (each column keeps a window and a pair). Any order gives these operations' bits, so
+// each column's result is the one-column kernel's. Where vectors read faster: vec_columns_pay.
+template <class T, unsigned K>
+struct alignas(K * sizeof(T)) ColumnVec {
+  T v[K];
+};
+
+template <class T, class Sem, unsigned kK>
+struct VecColumnsBase {
+  static constexpr unsigned K = kK;
+  using Vec = ColumnVec<T, K>;
+  struct Acc {
+    static constexpr unsigned kColumns = K;  // loaded a column at a time (load_other_block)
+    typename Sem::Acc c[K];
+  };
+  struct Inner {
+    typename Sem::Inner c[K];
+  };
+  struct Out {
+    typename Sem::Out v[K];
+  };
+  static constexpr bool order_free = true;
+  static constexpr bool has_atomic_combine = false;
+  RL_HD_INLINE static Acc identity() {
+    Acc a;
+#pragma unroll
+    for (unsigned j = 0; j < K; ++j) a.c[j] = Sem::identity();
+    return a;
+  }
+  RL_HD_INLINE static Inner inner_identity() {
+    Inner a;
+#pragma unroll
+    for (unsigned j = 0; j < K; ++j) a.c[j] = Sem::inner_identity();
+    return a;
+  }
+  RL_HD_INLINE static Inner lift(const Vec& x, std::uint64_t index) {
+    Inner a;
+#pragma unroll
+    for (unsigned j = 0; j < K; ++j) a.c[j] = Sem::lift(x.v[j], index);
+    return a;
+  }
+  RL_HD_INLINE static Acc combine(const Acc& a, const Acc& b) {
+    Acc r;
+#pragma unroll
+    for (unsigned j = 0; j < K; ++j) r.c[j] = Sem::combine(a.c[j], b.c[j]);
+    return r;
+  }
+  RL_HD_INLINE static Inner inner_combine(const Inner& a, const Inner& b) {
+    Inner r;
+#pragma unroll
+    for (unsigned j = 0; j < K; ++j) r.c[j] = Sem::inner_combine(a.c[j], b.c[j]);
+    return r;
+  }
+  RL_HD_INLINE static Acc absorb(const Acc& a, const Inner& b) {
+    Acc r;
+#pragma unroll
+    for (unsigned j = 0; j < K; ++j) r.c[j] = Sem::absorb(a.c[j], b.c[j]);
+    return r;
+  }
+};
+template <class T, class Sem, bool kExact = is_exact_pieces<Sem>::value>
+struct VecColumns : VecColumnsBase<T, Sem, 16 / sizeof(T)> {
+  using Base = VecColumnsBase<T, Sem, 16 / sizeof(T)>;
+  RL_HD_INLINE static typename Base::Out finish(const typename Base::Acc& a, std::uint64_t n) {
+    typename Base::Out o;
+#pragma unroll
+    for (unsigned j = 0; j < Base::K; ++j) o.v[j] = Sem::finish(a.c[j], n);
+    return o;
+  }
+};
+// Exact sums and means: Column names one column's semantics, so that store_piece lists a lost
+// pair's column for the redo, not the vector.
+template <class T, class Sem>
+struct VecColumns<T, Sem, true> : VecColumnsBase<T, Sem, 2> {
+  using Base = VecColumnsBase<T, Sem, 2>;
+  using Column = Sem;
+  __device__ __forceinline__ static typename Base::Out finish(const typename Base::Acc& a, std::uint64_t n) {
+    typename Base::Out o;
+#pragma unroll
+    for (unsigned j = 0; j < Base::K; ++j) o.v[j] = finish_column(a.c[j], n);
+    return o;
+  }
+  // Out of line, as PairSum's: inlined per column, the mean's division costs the loop registers.
+  __device__ __noinline__ static typename Sem::Out finish_column(typename Sem::Acc a, std::uint64_t n) {
+    return Sem::finish(a, n);
+  }
+};
+
+// A lane's fold of exact float sums over its vectors: one RunningFold (window and pair) a column,
+// each batch's elements of a column taken together.
+template <class T, class Sem>
+  requires is_exact_pieces<Sem>::value
+struct RunningFold<ColumnVec<T, 2>, VecColumns<T, Sem, true>> {
+  using V = VecColumns<T, Sem, true>;
+  RunningFold<T, Sem> col[2];
+  __device__ __forceinline__ explicit RunningFold(std::uint64_t most) : col{RunningFold<T, Sem>(most), RunningFold<T, Sem>(most)} {}
+  template <unsigned N, class IndexOf>
+  __device__ __forceinline__ void take(const ColumnVec<T, 2>* v, IndexOf index_of) {
+#pragma unroll
+    for (unsigned j = 0; j < 2; ++j) {
+      T e[N];
+#pragma unroll
+      for (unsigned k = 0; k < N; ++k) e[k] = v[k].v[j];
+      col[j].template take<N>(e, index_of);
+    }
+  }
+  __device__ __forceinline__ void take_one(ColumnVec<T, 2> x, std::uint64_t index) {
+    col[0].take_one(x.v[0], index);
+    col[1].take_one(x.v[1], index);
+  }
+  __device__ __forceinline__ typename V::Acc result() { return typename V::Acc{{col[0].result(), col[1].result()}}; }
+};
+
+// Whether T's columns under Sem may take VecColumns: order-free operations on elements of 4 or 8
+// bytes other than exact sums, argmin and argmax (and the words of two half columns' minima and
+// maxima: PairExtremum), and exact float sums and means. (Four argmin
+// accumulators, each a key and a 64-bit index, took float columns to 118 registers, and two
+// spilled for doubles.)
+template <class T, class Sem>
+inline constexpr bool vec_columns_v =
+    Sem::order_free && !is_half_like<T> && !two_columns_v<Sem> && !requires(typename Sem::Acc a) { a.index; } &&
+    (is_exact_pieces<Sem>::value ? std::is_same_v<T, float> : sizeof(T) == 4 || sizeof(T) == 8);
+// And whether these columns can: whole aligned vectors.
+template <class T, class Sem>
+inline bool vec_columns_fit(const void* input, const Pieces& p) {
+  constexpr unsigned K = VecColumns<T, Sem>::K;
+  return p.count % K == 0 && p.stride % K == 0 && reinterpret_cast<std::uintptr_t>(input) % (K * sizeof(T)) == 0;
+}
+// And whether they read faster so, given the vectors' launch shape (column_shape). Vectors make a
+// K-th as many groups, so a few groups of many rows take many bands, and the last block's fold of
+// a group's bands (256 / W threads a column, four loads in flight, bands / slices round trips a
+// thread) grew past what the wider loads save; and a warp that takes a whole group of vectors reads
+// K times as many bytes of each row, in as many round trips as before. bench/colvec_probe (H200,
+// cold, median of 10), µs, a column a lane against vectors: float max along 2^20 x 256 258.2
+// against 267.3 (2 groups x 512 bands; 258.0 on 256 bands), int32 max 255.7 against 279.1, half
+// max 134.9 against 151.8; a warp a group, along 256 x 2^20: int32 max 252.6 against 260.3, double
+// max 493.6 against 510.1, half max 127.1 against 138.5, but exact float sums 263.3 against 257.4.
+// Where the bands stay few the vectors win: 16384 x 16384 exact float sums 274.9 against 258.8,
+// int32 max 251.4 against 249.0; 2^24 x 16 float max 262.4 against 254.3. So vectors are taken on
+// bands of at most kFoldPartials partials a thread of that fold, and a warp a group only for exact
+// sums.
+inline constexpr std::uint64_t kFoldPartials = 32;
+template <class Sem>
+inline bool vec_columns_pay(const ColumnShape& s) {
+  if (s.warp_per_group) return two_columns_v<Sem>;
+  return s.bands <= kFoldPartials * (kThreads / s.width);
 }
 
 // The fold of partials[b * width] over bands b = slice, slice + slices, ... < bands, four loads in
@@ -745,10 +904,14 @@ __device__ __noinline__ typename Sem::Acc fold_band_partials(rl::gmem<typename S
   return part;
 }
 
-// Loads in flight per thread: 16 for two-column exact sums (PairSum), whose two folds hold more
-// registers, so fewer warps are resident to cover the latency; 8 for the rest.
+// Loads in flight per thread: 16 for two-column exact sums of 16-bit floats (PairSum), whose two
+// folds hold more registers, so fewer warps are resident to cover the latency; 8 for the rest
+// (exact float sums two columns a lane took 120 registers with 16).
 template <class Sem>
-inline constexpr unsigned kColumnLoads = two_columns_v<Sem> ? 16 : 8;
+inline constexpr unsigned kColumnLoads = 8;
+template <class Sem>
+  requires requires { Sem::kColumnLoads; }
+inline constexpr unsigned kColumnLoads<Sem> = Sem::kColumnLoads;
 
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
@@ -786,7 +949,11 @@ __global__ void __launch_bounds__(kThreads)
     return;
   }
   for (std::uint64_t job = blockIdx.x; job < jobs; job += gridDim.x) {
-    const std::uint64_t group = job / shape.bands, band = job % shape.bands;
+    // Jobs that run at once take neighbouring groups of the same band, so the launch reads whole
+    // rows at a time. Dealt group by group (every band of group 0, then of group 1, ...), exact
+    // half sums along the columns of 2^20 x 256 (four groups of words) took 167.1 us, and 157.2
+    // dealt this way (H200, docs/performance.md).
+    const std::uint64_t band = job / shape.groups, group = job % shape.groups;
     const std::uint64_t column = group * width + column_in_group;
     const bool mine = active && column < shape.cols;
     const std::uint64_t row_begin = band * shape.band_rows;
@@ -815,7 +982,7 @@ __global__ void __launch_bounds__(kThreads)
       __syncthreads();  // lanes is reused by the next job
       continue;
     }
-    if (threadIdx.x < width) partials[job * width + threadIdx.x] = total;
+    if (threadIdx.x < width) partials[(group * shape.bands + band) * width + threadIdx.x] = total;
     __syncthreads();  // every partial written before thread 0's ticket (its release publishes them)
     if (threadIdx.x == 0) am_last[0] = take_ticket(tickets + group) == shape.bands - 1 ? 1u : 0u;
     __syncthreads();

@@ -96,33 +96,57 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
         if (!s) return s;
       }
     }
-    bool paired = false;  // half/bf16 min, max, sums and means: two columns to a lane (agent_segments.cuh)
+    // reduceColumns over the columns read as E under S: words of two half columns (PairExtremum,
+    // PairSum) or vectors of columns (VecColumns), `p` counting them (agent_segments.cuh). With
+    // `vectors`, only where the launch's shape lets them pay (vec_columns_pay); *taken says whether
+    // it launched.
+    const auto launch_columns = [&]<class E, class S>(const Pieces& p, const char* what, bool vectors = false,
+                                                      bool* taken = nullptr) -> Status {
+      std::uint64_t held = 0;
+      if (Status s = blocks_held<reduceColumns<E, S>>(device, sms, &held); !s) return s;
+      const ColumnShape shape = column_shape<typename S::Acc>(p, held, held * kWarps);
+      if (vectors && !vec_columns_pay<S>(shape)) return {};
+      if (taken) *taken = true;
+      const unsigned grid = pieces_grid(options, held, column_blocks(shape));
+      reduceColumns<E, S><<<grid, kThreads, 0, stream>>>(reinterpret_cast<const E*>(input), shape,
+                                                         static_cast<typename S::Acc*>(ws.pieces), ws.piece_tickets,
+                                                         reinterpret_cast<typename S::Out*>(output), redo);
+      const cudaError_t e = cudaGetLastError();
+      return e == cudaSuccess ? Status{} : cuda_status(e, what);
+    };
+    bool paired = false;  // half/bf16 min, max, sums and means: two columns to a word
     if constexpr (pair_columns_v<T, Op>) {
       if (plan.columns && !narrow && pair_columns_fit<Op>(input, pieces)) {
         paired = true;
         using P = pair_columns_t<T, Op>;
-        const Pieces words = pair_column_pieces(pieces);
-        std::uint64_t held = 0;
-        if (Status s = blocks_held<reduceColumns<std::uint32_t, P>>(device, sms, &held); !s) return s;
-        const ColumnShape shape = column_shape<typename P::Acc>(words, held, held * kWarps);
-        const unsigned grid = pieces_grid(options, held, column_blocks(shape));
-        reduceColumns<std::uint32_t, P><<<grid, kThreads, 0, stream>>>(
-            reinterpret_cast<const std::uint32_t*>(input), shape, static_cast<typename P::Acc*>(ws.pieces),
-            ws.piece_tickets, reinterpret_cast<typename P::Out*>(output), redo);
-        const cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) return cuda_status(e, "launching reduceColumns (column pairs)");
+        const Pieces words = column_vector_pieces(pieces, 2);
+        bool four = false;  // min and max: four words a lane where they fit and pay
+        if constexpr (vec_columns_v<std::uint32_t, P>) {
+          using V = VecColumns<std::uint32_t, P>;
+          if (vec_columns_fit<std::uint32_t, P>(input, words)) {
+            const Status s = launch_columns.template operator()<typename V::Vec, V>(
+                column_vector_pieces(words, V::K), "launching reduceColumns (vectors of column pairs)", true, &four);
+            if (!s) return s;
+          }
+        }
+        if (!four) {
+          if (Status s = launch_columns.template operator()<std::uint32_t, P>(words, "launching reduceColumns (column pairs)"); !s)
+            return s;
+        }
       }
     }
-    if (plan.columns && !paired && !narrow) {  // columns read coalesced (agent_segments.cuh)
+    bool vectors = false;  // 4- and 8-byte columns, several to a lane
+    if constexpr (vec_columns_v<T, Sem>) {
+      if (plan.columns && !narrow && vec_columns_fit<T, Sem>(input, pieces)) {
+        using V = VecColumns<T, Sem>;
+        const Status s = launch_columns.template operator()<typename V::Vec, V>(column_vector_pieces(pieces, V::K),
+                                                                                 "launching reduceColumns (vectors)", true, &vectors);
+        if (!s) return s;
+      }
+    }
+    if (plan.columns && !paired && !narrow && !vectors) {  // a column a lane
       static_assert(kColumnJobs <= kPieceTickets, "the workspace holds a launch's column partials");
-      std::uint64_t held = 0;
-      if (Status s = blocks_held<reduceColumns<T, Sem>>(device, sms, &held); !s) return s;
-      const ColumnShape shape = column_shape<typename Sem::Acc>(pieces, held, held * kWarps);
-      const unsigned grid = pieces_grid(options, held, column_blocks(shape));
-      reduceColumns<T, Sem><<<grid, kThreads, 0, stream>>>(input, shape, static_cast<typename Sem::Acc*>(ws.pieces),
-                                                           ws.piece_tickets, output, redo);
-      const cudaError_t e = cudaGetLastError();
-      if (e != cudaSuccess) return cuda_status(e, "launching reduceColumns");
+      if (Status s = launch_columns.template operator()<T, Sem>(pieces, "launching reduceColumns"); !s) return s;
     }
     bool few_lanes = false;  // min, max and integer sums of short rows of whole vectors (free_rows_shape)
     if constexpr (free_rows_v<T, Sem>) {

@@ -222,8 +222,8 @@ struct PairFold {
   __device__ __forceinline__ void take_one(T x, std::uint64_t) { acc = Sem::template absorb_run<1>(acc, &x); }
 };
 
-// Whether Sem folds two columns a lane (PairSum, agent_segments.cuh): its Acc holds both columns'
-// pairs, and Sem::Column is one column's semantics.
+// Whether Sem folds several columns' exact sums a lane (PairSum, VecColumns; agent_segments.cuh):
+// its Acc holds Acc::kColumns columns' pairs, and Sem::Column is one column's semantics.
 template <class Sem>
 inline constexpr bool two_columns_v = requires { typename Sem::Column; };
 
@@ -241,9 +241,10 @@ __device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, 
       list(p);
       return;
     }
-  } else if constexpr (two_columns_v<Sem>) {  // p is a word column: list the lost column itself
-    for (unsigned j = 0; j < 2; ++j)
-      if (Sem::Column::needs_redo(v.c[j])) list(2 * p + j);
+  } else if constexpr (two_columns_v<Sem>) {  // p is a column of vectors: list the lost column itself
+    constexpr unsigned k = Sem::Acc::kColumns;
+    for (unsigned j = 0; j < k; ++j)
+      if (Sem::Column::needs_redo(v.c[j])) list(k * p + j);
     // A listed column's value here is a placeholder; the redo (a later launch) writes it.
   }
   output[p] = Sem::finish(v, length);

@@ -92,34 +92,46 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
         if (*static_cast<unsigned*>(ticket.get()) != 0) throw std::logic_error("reduceNarrowColumns left its ticket set");
       }
     }
-    bool paired = false;  // as on the GPU (device_segments.cuh)
+    // As on the GPU (device_segments.cuh), for a launch that holds 24 blocks.
+    const auto launch_columns = [&]<class E, class S>(const Pieces& p, const char* name, bool vectors = false) {
+      const ColumnShape shape = column_shape<typename S::Acc>(p, 24, 32);
+      if (vectors && !vec_columns_pay<S>(shape)) return false;
+      DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(typename S::Acc));
+      poison(partials.get(), kColumnJobs * 32 * sizeof(typename S::Acc));
+      DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
+      cfg.grid = grid_for(column_blocks(shape));
+      cfg.name = name;
+      rl::launch(reduceColumns<E, S>, cfg, reinterpret_cast<const E*>(in), shape,
+                 static_cast<typename S::Acc*>(partials.get()), static_cast<unsigned*>(tickets.get()),
+                 reinterpret_cast<typename S::Out*>(out), redo);
+      return true;
+    };
+    bool paired = false;
     if constexpr (pair_columns_v<T, Op>) {
       if (plan.columns && !narrow && pair_columns_fit<Op>(in, pieces)) {
         paired = true;
         using P = pair_columns_t<T, Op>;
-        DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(typename P::Acc));
-        poison(partials.get(), kColumnJobs * 32 * sizeof(typename P::Acc));
-        DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
-        const ColumnShape shape = column_shape<typename P::Acc>(pair_column_pieces(pieces), 24, 32);
-        cfg.grid = grid_for(column_blocks(shape));
-        cfg.name = "reduceColumns";
-        rl::launch(reduceColumns<std::uint32_t, P>, cfg, reinterpret_cast<const std::uint32_t*>(in), shape,
-                   static_cast<typename P::Acc*>(partials.get()), static_cast<unsigned*>(tickets.get()),
-                   reinterpret_cast<typename P::Out*>(out), redo);
+        const Pieces words = column_vector_pieces(pieces, 2);
+        bool four = false;
+        if constexpr (vec_columns_v<std::uint32_t, P>) {
+          using V = VecColumns<std::uint32_t, P>;
+          if (vec_columns_fit<std::uint32_t, P>(in, words))
+            four = launch_columns.template operator()<typename V::Vec, V>(column_vector_pieces(words, V::K),
+                                                                          "reduceColumns (vectors)", true);
+        }
+        if (!four) launch_columns.template operator()<std::uint32_t, P>(words, "reduceColumns");
       }
     }
-    if (plan.columns && !paired && !narrow) {
-      DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(Acc));
-      poison(partials.get(), kColumnJobs * 32 * sizeof(Acc));
-      DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
-      // As on the GPU for a launch that holds 24 blocks: about 48 jobs of bands, or a warp per
-      // group from 32 groups of 32 columns.
-      const ColumnShape shape = column_shape<Acc>(pieces, 24, 32);
-      cfg.grid = grid_for(column_blocks(shape));
-      cfg.name = "reduceColumns";
-      rl::launch(reduceColumns<T, Sem>, cfg, in, shape, static_cast<Acc*>(partials.get()),
-                 static_cast<unsigned*>(tickets.get()), out, redo);
+    bool vectors = false;
+    if constexpr (vec_columns_v<T, Sem>) {
+      if (plan.columns && !narrow && vec_columns_fit<T, Sem>(in, pieces)) {
+        using V = VecColumns<T, Sem>;
+        vectors = launch_columns.template operator()<typename V::Vec, V>(column_vector_pieces(pieces, V::K),
+                                                                         "reduceColumns (vectors)", true);
+      }
     }
+    // A column a lane: about 48 jobs of bands, or a warp per group from 32 groups of 32 columns.
+    if (plan.columns && !paired && !narrow && !vectors) launch_columns.template operator()<T, Sem>(pieces, "reduceColumns");
     bool few_lanes = false;  // as on the GPU (device_segments.cuh)
     if constexpr (free_rows_v<T, Sem>) {
       const FreeRows shape = plan.row_groups ? free_rows_shape<T, Sem>(in, pieces) : FreeRows{};

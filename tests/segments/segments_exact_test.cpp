@@ -679,19 +679,26 @@ TEST(NarrowColumns, AreReadAWarpAccessPer512Bytes) {
   }
 }
 
-// reduceColumns' bands start on whole block steps, so that a warp's load of 8 rows of 4 floats
-// is one 128-byte line. Bands of ceil(rows / bands) rows (2084 here, 48 bands) started every band
-// but the first in the middle of a line and each of their loads took two: float maxima along
-// 2^26 x 4 took 300.5 us against 249.1 on an H200.
-TEST(Columns, BandsStartOnWholeLines) {
+// reduceColumns' bands start on whole block steps, so that a warp's loads start on a line: 32
+// rows of 4 floats (one vector a lane, VecColumns) are four whole 128-byte lines, 8 rows of 4
+// int16 (a column a lane) half a line (`bytes`: the least a request covers). Bands of
+// ceil(rows / bands) rows (2084 here, 48 bands) started every band but the first in the middle of
+// a line and each of their loads took two: float maxima along 2^26 x 4, a column a lane, took
+// 300.5 us against 249.1 on an H200.
+template <class T>
+void expect_bands_on_whole_lines(std::uint64_t bytes) {
   const std::uint64_t rows = 100000, cols = 4;
   const Matrix m{rows, cols, 0};
-  const auto x = random_input<float>(rows * cols, 41);
-  std::vector<float> got;
+  const auto x = random_input<T>(rows * cols, 41);
+  std::vector<T> got;
   const auto counts = recorded_axis(x, m, 0, op::max{}, &got);
-  expect_same(got, expected_axis(x, m, 0, op::max{}), "float max, 4 columns");
-  const std::uint64_t lines = rows * cols * sizeof(float) / 128;
-  EXPECT_LE(counts.outside.global_requests + counts.totals.global_requests, lines + lines / 20 + 256);
+  expect_same(got, expected_axis(x, m, 0, op::max{}), type_name<T>() + " max, 4 columns");
+  const std::uint64_t loads = rows * cols * sizeof(T) / bytes;
+  EXPECT_LE(counts.outside.global_requests + counts.totals.global_requests, loads + loads / 20 + 256) << type_name<T>();
+}
+TEST(Columns, BandsStartOnWholeLines) {
+  expect_bands_on_whole_lines<float>(128);
+  expect_bands_on_whole_lines<std::int16_t>(64);
 }
 
 // Half columns sum in a plain double per thread and column, handed to the pair every 8192

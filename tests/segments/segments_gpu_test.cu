@@ -133,6 +133,35 @@ TEST(SegmentsGpu, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs)
   expect_special_columns_on_gpu<bfloat16>();
 }
 
+// Float and double column minima and maxima (a 16-byte vector of columns a lane) and exact float
+// sums and means (two columns a lane) where the columns split into aligned vectors (banded, a warp
+// per group of vectors, a pitch), a column a lane where they do not (a pitch off the vector, a
+// count off it), and argmin and argmax: special values in one column of a vector and not the
+// others, ties, a float column whose pair is lost and redone, every grid, against the CPU backend.
+// The SIMT twin is SegmentsSimt.FloatColumnsInVectorsSeeNaNsInfinitiesSignedZerosAndTies.
+template <class T>
+void expect_special_vector_columns_on_gpu() {
+  const std::vector<Matrix> ms{{300, 16, 0}, {4100, 64, 0}, {33, 12, 0}, {20, 1040, 1044}, {9, 1 << 20, 0}, {31, 20, 22}};
+  for (const Matrix m : ms) {
+    const auto x = special_float_columns<T>(m, 11 + m.cols);
+    auto check = [&](auto op, const char* name) {
+      expect_gpu_axis_has_cpu_bits(x, m, 0, op,
+                                   type_name<T>() + " " + name + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols));
+    };
+    check(op::max{}, "max");
+    check(op::min{}, "min");
+    check(op::argmax{}, "argmax");
+    check(op::argmin{}, "argmin");
+    check(op::sum{}, "sum");
+    check(op::mean{}, "mean");
+  }
+}
+TEST(SegmentsGpu, FloatColumnsInVectorsSeeNaNsInfinitiesSignedZerosAndTies) {
+  REQUIRE_GPU();
+  expect_special_vector_columns_on_gpu<float>();
+  expect_special_vector_columns_on_gpu<double>();
+}
+
 // Dense short rows that reducePackedRows takes for every order-free operation (rows of 2, 4 or 8
 // elements inside a vector; two, four or eight whole vectors a row), and for exact sums: the
 // CPU backend's bits at every grid, on and off a 16-byte boundary (row groups then). The SIMT

@@ -87,6 +87,39 @@ void expect_same(const std::vector<R>& got, const std::vector<R>& want, const st
                                             << show(want[i]);
 }
 
+// A matrix of float or double (m.cols >= 12) whose column minima, maxima and their indices turn on
+// special values planted in some columns of a 16-byte vector and not its neighbours: a quiet NaN
+// mid-column (column 1), a negative NaN in the last row (2), +inf (3), -inf in the last row (4),
+// +0 with -0 in two rows (5: min and max both zero, of either sign by row), -0 only (6), +inf and
+// -inf (7), the column's largest and smallest values each twice (8: the first row of each is the
+// argmax and argmin), one value in every row (9), a column whose exact sum no pair of doubles
+// holds, in whatever order it is taken (10: a huge value, 1 and a tiny one; redone with digits)
+// and a quiet NaN in the last column's last row.
+template <class T>
+std::vector<T> special_float_columns(Matrix m, std::uint64_t seed) {
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const std::uint64_t pitch = m.pitch ? m.pitch : m.cols, last = m.rows - 1;
+  std::vector<T> x = random_input<T>(m.rows * pitch, seed);
+  const auto at = [&](std::uint64_t r, std::uint64_t c) -> T& { return x[r * pitch + c]; };
+  at(m.rows / 2, 1) = nan;
+  at(last, 2) = -nan;
+  at(3 % m.rows, 3) = inf;
+  at(last, 4) = -inf;
+  for (std::uint64_t r = 0; r < m.rows; ++r) at(r, 5) = T(0), at(r, 6) = -T(0), at(r, 9) = T(0.25);
+  at(1 % m.rows, 5) = -T(0);
+  at(last, 5) = -T(0);
+  at(0, 7) = inf;
+  at(last, 7) = -inf;
+  at(m.rows / 3, 8) = T(8), at(m.rows / 2, 8) = T(8), at(m.rows / 4, 8) = T(-8), at(last, 8) = T(-8);
+  if (m.rows >= 3) {
+    const int e = sizeof(T) == 4 ? 120 : 900;
+    for (std::uint64_t r = 0; r < m.rows; ++r) at(r, 10) = T(0);
+    at(0, 10) = std::ldexp(T(1), e), at(1, 10) = T(1), at(last, 10) = std::ldexp(T(1), -e);
+  }
+  at(last, m.cols - 1) = nan;
+  return x;
+}
+
 // A matrix of half or bfloat16 (m.cols >= 14) whose column results turn on special values planted
 // in one column of a two-column word and not the other: a quiet NaN mid-column (column 2), a
 // negative NaN in the last row (5), +inf (6), -inf in the last row (7), +0 with -0 in two rows

@@ -249,7 +249,8 @@ TYPED_TEST(SegmentsSimt, ColumnsInBandsHaveTheCpuBits) {
 }
 
 // The min, max, sum and mean of half and bfloat16 columns read two columns a word (PairExtremum,
-// PairSum) where the columns pair up: special values in one column of a word and not the other, a
+// PairSum; the min and max four words a lane where the words split into aligned 16-byte vectors)
+// where the columns pair up: special values in one column of a word and not the other, a
 // bfloat16 pair that loses part of its sum (redone for its column alone), in bands, in a warp per
 // group of words (the last shape), with a pitch; an odd column count, a misaligned input and (for
 // sums and means) fewer than 16 columns take the one-column kernel. Every result against the CPU
@@ -262,8 +263,15 @@ void expect_special_columns_match_cpu() {
     for (unsigned offset : {0u, 1u}) {
       const std::string what = type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
                                " offset " + std::to_string(offset);
+      simt::reset_accumulated_report();
       expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::max{}, 0, offset), expected_axis(x, m, 0, op::max{}),
                   what + " max");
+      // Maxima (and minima) read four words a lane where the words split into aligned vectors.
+      const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+      const auto& grids = simt::accumulated_report().grids;
+      EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceColumns (vectors)"),
+                offset == 0 && m.cols % 8 == 0 && pitch % 8 == 0 ? 1 : 0)
+          << what;
       expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::min{}, 0, offset), expected_axis(x, m, 0, op::min{}),
                   what + " min");
       expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}, 0, offset), expected_axis(x, m, 0, op::sum{}),
@@ -279,6 +287,66 @@ void expect_special_columns_match_cpu() {
 TEST(SegmentsSimt, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs) {
   expect_special_columns_match_cpu<half>();
   expect_special_columns_match_cpu<bfloat16>();
+}
+
+// Columns of 4- and 8-byte elements that split into aligned vectors take reduceColumns over vectors
+// (VecColumns: one accumulator a column; four floats or two doubles a lane, two floats for exact
+// sums and means): special values in one column of a vector and not the others, a float column
+// whose pair is lost and redone, in bands, in a warp per group (the last shape), with a pitch; a
+// pitch or a count off the vector, a misaligned input, argmin and argmax take the one-column
+// kernel. Every result against the CPU backend, and the kernel that took it.
+template <class T>
+void expect_special_vector_columns_match_cpu() {
+  const std::vector<Matrix> ms{{300, 16, 0}, {2100, 64, 0}, {33, 12, 0}, {20, 1040, 1044}, {9, 4096, 0}, {31, 20, 22}};
+  for (const Matrix m : ms) {
+    const auto x = special_float_columns<T>(m, 11 + m.cols);
+    const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+    for (unsigned offset : {0u, 1u}) {
+      const std::string what = type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
+                               " pitch " + std::to_string(pitch) + " offset " + std::to_string(offset);
+      for_each_op([&](auto op) {
+        using Op = decltype(op);
+        constexpr bool sums = std::is_same_v<Op, op::sum> || std::is_same_v<Op, op::mean>;
+        constexpr bool args = std::is_same_v<Op, op::argmin> || std::is_same_v<Op, op::argmax>;
+        if constexpr (std::is_same_v<Op, op::prod>) return;  // fixed-order products keep their kernel
+        // Exact double sums, argmin and argmax keep a column a lane; exact float sums take two
+        // columns a lane, min and max 16 bytes, but not where a warp would take a whole group of
+        // vectors (9 x 4096 on the emulator's 32 warps: vec_columns_pay).
+        const std::uint64_t k = args ? 0 : sums ? (std::is_same_v<T, float> ? 2 : 0) : 16 / sizeof(T);
+        const bool warp_a_group = !sums && m.cols == 4096;
+        const bool vectors = k != 0 && offset == 0 && m.cols % k == 0 && pitch % k == 0 && !warp_a_group;
+        simt::reset_accumulated_report();
+        expect_same(detail::simt_reduce_axis(x.data(), m, 0, op, 0, offset), expected_axis(x, m, 0, op),
+                    what + " " + op_name<Op>());
+        const auto& grids = simt::accumulated_report().grids;
+        EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceColumns (vectors)"), vectors ? 1 : 0)
+            << what << " " << op_name<Op>();
+        if (sums) {
+          EXPECT_GT(detail::simt_last_redone(), 0u) << what << ": column 10 was not redone";
+        }
+      });
+    }
+  }
+}
+TEST(SegmentsSimt, FloatColumnsInVectorsSeeNaNsInfinitiesSignedZerosAndTies) {
+  expect_special_vector_columns_match_cpu<float>();
+  expect_special_vector_columns_match_cpu<double>();
+}
+// Integer sums and means take the vectors too (int32 and uint32 four a lane, int64 and uint64 two).
+TEST(SegmentsSimt, IntegerColumnSumsTakeVectors) {
+  const Matrix m{2100, 64, 0};
+  const auto check = [&](auto t, auto op) {
+    using T = decltype(t);
+    const auto x = input_for<T, decltype(op)>(m.rows * m.cols, 5);
+    simt::reset_accumulated_report();
+    expect_same(detail::simt_reduce_axis(x.data(), m, 0, op), expected_axis(x, m, 0, op), type_name<T>());
+    const auto& grids = simt::accumulated_report().grids;
+    EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceColumns (vectors)"), 1) << type_name<T>();
+  };
+  check(std::int32_t{}, op::sum{});
+  check(std::uint32_t{}, op::mean{});
+  check(std::int64_t{}, op::sum{});
+  check(std::uint64_t{}, op::sum{});
 }
 
 // Rows up to one tile go to a warp each (reduceShortPieces): whole tiles, rows that do not start

@@ -77,9 +77,9 @@ __device__ __forceinline__ A load_other_block(rl::gmem<A> p, std::uint64_t i) {
     r.a = __ldcg(&p[i].a);
     r.b = __ldcg(&p[i].b);
     return r;
-  } else if constexpr (requires { A::kTwoPairs; }) {  // two pairs of doubles (two columns' exact sums)
+  } else if constexpr (requires { A::kColumns; }) {  // one accumulator per column of a vector
     A r;
-    for (unsigned j = 0; j < 2; ++j) r.c[j] = load_other_block(&p[i].c[j], 0);
+    for (unsigned j = 0; j < A::kColumns; ++j) r.c[j] = load_other_block(&p[i].c[j], 0);
     return r;
   } else {
     A r;
