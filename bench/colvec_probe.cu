@@ -1,0 +1,153 @@
+// colvec_probe: the column kernel (reduceColumns) along axis 0 with a column a lane against vectors
+// of columns a lane (VecColumns: 16 bytes of 4- and 8-byte columns, four words of two half columns,
+// two floats for exact sums), on the library's band choice, on fewer bands (at most 32 partials a
+// thread in the last block's fold) and, where a warp takes a whole group, on bands instead; beside
+// reduce_axis, on device 0, cold (behind an L2 flush), median of R, every variant's results
+// compared bit for bit with reduce_axis's.
+//   colvec_probe [repeats=10]
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "probe_timing.cuh"
+#include "reducelab/reduce.hpp"
+#include "reducelab/segments.hpp"
+#include "segments/device_segments.cuh"
+
+namespace {
+
+using namespace reducelab;
+using namespace reducelab::detail;
+
+struct Bufs {
+  void* partials = nullptr;
+  unsigned* tickets = nullptr;
+  unsigned long long* redo = nullptr;
+  void* out = nullptr;
+};
+
+enum class Bands { library, fewer, banded };
+const char* name_of(Bands b) { return b == Bands::library ? "library bands" : b == Bands::fewer ? "fewer bands" : "bands, no warp a group"; }
+
+// reduceColumns<E, S> over `p` (counted in E), the bands as `mode` asks.
+template <class E, class S>
+void variant(const L2Flush& flush, int repeats, int sms, const void* x, const Pieces& p, const Bufs& b,
+             const std::vector<unsigned char>& want, const char* what, Bands mode) {
+  auto k = reduceColumns<E, S>;
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, 0));
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, k));
+  const std::uint64_t held = std::uint64_t(per_sm) * sms;
+  ColumnShape shape = column_shape<typename S::Acc>(p, held, held * kWarps);
+  if (mode == Bands::fewer) {
+    if (shape.warp_per_group || shape.bands <= 32 * (kThreads / shape.width)) return;  // nothing to cut
+    // Blocks asked for: about two jobs each, so half the jobs a fold of 32 partials a thread allows.
+    const std::uint64_t most = 32 * (kThreads / shape.width) * shape.groups / 2;
+    shape = column_shape<typename S::Acc>(p, most, most * kWarps);
+  } else if (mode == Bands::banded) {
+    if (!shape.warp_per_group) return;
+    shape = column_shape<typename S::Acc>(p, held, std::numeric_limits<std::uint64_t>::max());
+  }
+  const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(held, column_blocks(shape)));
+  CK(cudaMemset(b.out, 0xff, want.size()));
+  const float us = cold_us(flush, [&] {
+    k<<<grid, kThreads>>>(static_cast<const E*>(x), shape, static_cast<typename S::Acc*>(b.partials), b.tickets,
+                          static_cast<typename S::Out*>(b.out), b.redo);
+  }, repeats);
+  CK(cudaGetLastError());
+  std::vector<unsigned char> got(want.size());
+  CK(cudaMemcpy(got.data(), b.out, got.size(), cudaMemcpyDeviceToHost));
+  const double bytes = double(p.length) * p.count * sizeof(E);
+  std::printf("  %-22s %-24s %8.1f us %6.0f GB/s  regs %3d, %d blocks/SM, grid %u, %llu groups x %llu bands%s%s\n", what,
+              name_of(mode), us, bytes / (us * 1e3), attr.numRegs, per_sm, grid,
+              static_cast<unsigned long long>(shape.groups), static_cast<unsigned long long>(shape.bands),
+              shape.warp_per_group ? " (a warp a group)" : "", got == want ? "  bits equal" : "  BITS DIFFER");
+  std::fflush(stdout);
+}
+
+template <class E, class S>
+void variants(const L2Flush& flush, int repeats, int sms, const void* x, const Pieces& p, const Bufs& b,
+              const std::vector<unsigned char>& want, const char* what) {
+  for (Bands mode : {Bands::library, Bands::fewer, Bands::banded}) variant<E, S>(flush, repeats, sms, x, p, b, want, what, mode);
+}
+
+template <class T, class Op>
+void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::uint64_t cols, const char* name) {
+  using R = result_t<T, Op>;
+  using Sem = piece_semantics_t<T, Op>;
+  const std::uint64_t n = rows * cols;
+  std::vector<T> h(n);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
+  T* x = nullptr;
+  R* lib = nullptr;
+  Bufs b;
+  CK(cudaMalloc(&x, n * sizeof(T)));
+  CK(cudaMalloc(&lib, cols * sizeof(R)));
+  CK(cudaMalloc(&b.out, cols * sizeof(R)));
+  CK(cudaMalloc(&b.partials, 1 << 20));
+  CK(cudaMalloc(&b.tickets, 1 << 16));
+  CK(cudaMalloc(&b.redo, 1 << 20));
+  CK(cudaMemset(b.tickets, 0, 1 << 16));
+  CK(cudaMemset(b.redo, 0, 1 << 20));
+  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  const Matrix m{rows, cols, 0};
+  const float lib_us = cold_us(flush, [&] { check(reduce_axis(x, m, 0, Op{}, lib, nullptr, {})); }, repeats);
+  std::vector<unsigned char> want(cols * sizeof(R));
+  CK(cudaMemcpy(want.data(), lib, want.size(), cudaMemcpyDeviceToHost));
+  std::printf("%llu x %llu %s: reduce_axis %.1f us (%.0f GB/s)\n", static_cast<unsigned long long>(rows),
+              static_cast<unsigned long long>(cols), name, lib_us, double(n) * sizeof(T) / (lib_us * 1e3));
+  Pieces p;
+  p.count = cols, p.step = 1, p.length = rows, p.stride = cols, p.elements = n;
+  if constexpr (pair_columns_v<T, Op>) {
+    using P = pair_columns_t<T, Op>;
+    const Pieces words = column_vector_pieces(p, 2);
+    variants<std::uint32_t, P>(flush, repeats, sms, x, words, b, want, "a word a lane");
+    if constexpr (vec_columns_v<std::uint32_t, P>) {
+      using V = VecColumns<std::uint32_t, P>;
+      variants<typename V::Vec, V>(flush, repeats, sms, x, column_vector_pieces(words, V::K), b, want, "four words a lane");
+    }
+  } else {
+    variants<T, Sem>(flush, repeats, sms, x, p, b, want, "a column a lane");
+    if constexpr (vec_columns_v<T, Sem>) {
+      using V = VecColumns<T, Sem>;
+      variants<typename V::Vec, V>(flush, repeats, sms, x, column_vector_pieces(p, V::K), b, want, "vectors a lane");
+    }
+  }
+  CK(cudaFree(x));
+  CK(cudaFree(lib));
+  CK(cudaFree(b.out));
+  CK(cudaFree(b.partials));
+  CK(cudaFree(b.tickets));
+  CK(cudaFree(b.redo));
+}
+
+template <class T, class Op>
+void shapes(const L2Flush& flush, int repeats, int sms, const char* name) {
+  probe<T, Op>(flush, repeats, sms, std::uint64_t(1) << 20, 256, name);
+  probe<T, Op>(flush, repeats, sms, 256, std::uint64_t(1) << 20, name);
+  probe<T, Op>(flush, repeats, sms, std::uint64_t(1) << 14, std::uint64_t(1) << 14, name);
+  probe<T, Op>(flush, repeats, sms, std::uint64_t(1) << 24, 16, name);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 10;
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device %s; columns a lane against vectors of columns a lane, cold, median of %d\n", prop.name, repeats);
+  L2Flush flush(prop);
+  const int sms = prop.multiProcessorCount;
+  shapes<float, op::max>(flush, repeats, sms, "float max");
+  shapes<std::int32_t, op::max>(flush, repeats, sms, "int32 max");
+  shapes<double, op::max>(flush, repeats, sms, "double max");
+  shapes<reducelab::half, op::max>(flush, repeats, sms, "half max");
+  shapes<float, op::sum>(flush, repeats, sms, "float sum");
+  return 0;
+}
