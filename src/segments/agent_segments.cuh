@@ -287,21 +287,142 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x,
   return warp_fold<Sem>(lane_fold_free<T, Sem, 4, true, kShort>(x, n, 32, threadIdx.x % 32));
 }
 
-// Writes the result of piece p, whose one element is x. A finite floating-point element is its
-// own exact sum and mean: converted once, with none of the pair's steps; an infinity or NaN takes
-// them (and their rules for the result).
+// The result of piece p, whose one element is x. A finite floating-point element is its own exact
+// sum and mean: converted once, with none of the pair's steps; an infinity or NaN takes them (and
+// their rules for the result; a pair that would need the redo lists p, and the redo writes it).
+template <class Sem, class T>
+__device__ __forceinline__ typename Sem::Out single_result(T x, std::uint64_t p, rl::gmem<unsigned long long> redo) {
+  if constexpr (is_exact_pieces<Sem>::value) {
+    const double v = static_cast<double>(widen(x));
+    if (finite_double(v)) return Sem::finish_exact(v, 1);
+  }
+  const typename Sem::Acc a = Sem::absorb(Sem::identity(), Sem::inner_combine(Sem::inner_identity(), Sem::lift(x, 0)));
+  if constexpr (is_exact_pieces<Sem>::value) {
+    if (Sem::needs_redo(a)) list_for_redo(redo, p);
+  }
+  return Sem::finish(a, 1);
+}
 template <class Sem, class T>
 __device__ __forceinline__ void store_single(rl::gmem<typename Sem::Out> output, std::uint64_t p, T x,
                                              rl::gmem<unsigned long long> redo) {
-  if constexpr (is_exact_pieces<Sem>::value) {
-    const double v = static_cast<double>(widen(x));
-    if (finite_double(v)) {
-      output[p] = Sem::finish_exact(v, 1);
-      return;
+  output[p] = single_result<Sem>(x, p, redo);
+}
+
+// reduceSingles' unit: the elements a thread loads at once, as many as make 16 bytes of results
+// (16 bytes of input where a result is no wider than its element: 8 halves for their maxima, 4
+// for their float sums, 2 int32 for their int64 sums).
+template <class T, class Sem>
+inline constexpr unsigned kSingleUnit =
+    16 / (sizeof(typename Sem::Out) > sizeof(T) ? sizeof(typename Sem::Out) : sizeof(T));
+template <class T, unsigned kN>
+struct alignas(kN * sizeof(T)) SingleUnit {
+  T v[kN];
+};
+// The unit at element `at` (aligned to the unit) in one load.
+template <class T, unsigned kN>
+__device__ __forceinline__ SingleUnit<T, kN> load_unit(rl::gmem<const T> input, std::uint64_t at) {
+  using U = SingleUnit<T, kN>;
+#if RL_SIMT
+  const simt::ptr<const U> p(reinterpret_cast<const U*>(input.get() + at), input.region_base(), input.region_bytes(),
+                             input.space());
+  return p[0].read();
+#else
+  constexpr unsigned kBytes = kN * sizeof(T);
+  using Raw = std::conditional_t<
+      kBytes == 16, uint4,
+      std::conditional_t<kBytes == 8, uint2,
+                         std::conditional_t<kBytes == 4, unsigned, std::conditional_t<kBytes == 2, unsigned short, unsigned char>>>>;
+  static_assert(sizeof(Raw) == kBytes, "one load of the unit's bytes");
+  const Raw raw = __ldg(reinterpret_cast<const Raw*>(input + at));
+  U out;
+  memcpy(&out, &raw, sizeof out);
+  return out;
+#endif
+}
+// The input's elements before its first unit boundary (at most `count`).
+template <class T, class Sem>
+inline unsigned singles_head(const T* input, std::uint64_t count) {
+  constexpr std::uintptr_t kBytes = kSingleUnit<T, Sem> * sizeof(T);
+  const std::uint64_t head = (kBytes - reinterpret_cast<std::uintptr_t>(input) % kBytes) % kBytes / sizeof(T);
+  return static_cast<unsigned>(head < count ? head : count);
+}
+// Whether reduceSingles takes a matrix's pieces: one element each, piece p at element p (the rows
+// of a single column, the columns of a single row), and the results of whole units land on
+// 16-byte boundaries of the output.
+template <class T, class Sem>
+inline bool singles_fit(const T* input, const typename Sem::Out* output, const Pieces& p) {
+  return !p.offsets && p.length == 1 && p.step == 1 &&
+         reinterpret_cast<std::uintptr_t>(output + singles_head<T, Sem>(input, p.count)) % 16 == 0;
+}
+
+// kN results at output[first...] (16-byte aligned; kN results fill whole 16-byte chunks), one
+// 16-byte store a chunk.
+template <class Out, unsigned kN>
+__device__ __forceinline__ void store_results(rl::gmem<Out> output, std::uint64_t first, const Out (&o)[kN]) {
+  constexpr unsigned kBytes = kN * sizeof(Out);
+  static_assert(kBytes % 16 == 0, "whole 16-byte chunks");
+#if RL_SIMT
+  struct alignas(16) Chunk {
+    unsigned char b[16];
+  };
+  const simt::ptr<Chunk> to(reinterpret_cast<Chunk*>(output.get() + first), output.region_base(),
+                            output.region_bytes(), output.space());
+  Chunk c[kBytes / 16];
+  memcpy(c, o, kBytes);
+#pragma unroll
+  for (unsigned k = 0; k < kBytes / 16; ++k) to[k] = c[k];
+#else
+  // __stcs: a 16-byte store (st.global.cs.v4), streamed past L1. A plain uint4 store came out of
+  // nvcc as four 4-byte stores, each lane 16 bytes from the next: no instruction wrote a whole
+  // 32-byte sector, and reduceSingles took 4190 us for float maxima along 1 x 2^28, about 4 ms a
+  // GB written whatever the type (H200), where a column a thread took 580.
+  std::uint32_t w[kBytes / 4];
+  memcpy(w, o, kBytes);
+  uint4* to = reinterpret_cast<uint4*>(output + first);
+#pragma unroll
+  for (unsigned k = 0; k < kBytes / 16; ++k) __stcs(to + k, make_uint4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]));
+#endif
+}
+
+// Units a thread of reduceSingles loads before it writes their results.
+inline constexpr unsigned kSinglesInFlight = 4;
+
+// Launch with kThreads threads and any grid over `count` one-element pieces, piece p at element p
+// (singles_fit), output + head 16-byte aligned: thread k takes units k, k + threads, ... of the
+// input from element `head` (the first unit boundary), kSinglesInFlight at a time, and writes
+// their 16 bytes of results with 16-byte stores, so that every store writes whole 32-byte sectors;
+// the elements before `head` and after the last whole unit go one a thread. reduceTinyPieces reads
+// one element a lane: 64 bytes a warp load for 16-bit types, whose pieces of one element then
+// moved 56 % of the copy ceiling (half maxima along the columns of 1 x 2^28, H200). With 16 bytes
+// of input a thread, the 32 bytes of int64 sums of int32 or float sums of halves went out in two
+// stores, each writing half of every sector: 1197 against 858 us a column a thread (int32 sums),
+// 615 against 526 (half sums).
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceSingles(rl::gmem<const T> input, std::uint64_t count, unsigned head, rl::gmem<typename Sem::Out> output,
+                  rl::gmem<unsigned long long> redo) {
+  constexpr unsigned kN = kSingleUnit<T, Sem>;
+  using Out = typename Sem::Out;
+  const std::uint64_t thread = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
+  const std::uint64_t units = (count - head) / kN, tail = head + units * kN;
+  if (thread < head) store_single<Sem, T>(output, thread, input[thread], redo);
+  if (thread < count - tail) store_single<Sem, T>(output, tail + thread, input[tail + thread], redo);
+  for (std::uint64_t v = thread; v < units; v += kSinglesInFlight * threads) {
+    SingleUnit<T, kN> x[kSinglesInFlight];
+#pragma unroll
+    for (unsigned u = 0; u < kSinglesInFlight; ++u)
+      if (v + u * threads < units) x[u] = load_unit<T, kN>(input, head + (v + u * threads) * kN);
+#pragma unroll
+    for (unsigned u = 0; u < kSinglesInFlight; ++u) {
+      if (v + u * threads >= units) continue;
+      const std::uint64_t first = head + (v + u * threads) * kN;
+      Out o[kN];
+#pragma unroll
+      for (unsigned j = 0; j < kN; ++j) o[j] = single_result<Sem>(x[u].v[j], first + j, redo);
+      store_results(output, first, o);
     }
   }
-  store_piece<Sem>(output, p, Sem::absorb(Sem::identity(), Sem::inner_combine(Sem::inner_identity(), Sem::lift(x, 0))),
-                   1, redo);
 }
 
 // A thread loads the elements of this many one-element pieces before it writes the first.

@@ -204,7 +204,16 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       }
     }
   }
-  if (plan.fixed.threads) {
+  if (plan.fixed.threads && singles_fit<T, Sem>(input, output, pieces)) {  // one element a piece: 16-byte vectors
+    std::uint64_t held = 0;
+    if (Status s = blocks_held<reduceSingles<T, Sem>>(device, sms, &held); !s) return s;
+    const std::uint64_t per_block = std::uint64_t(kThreads) * kSinglesInFlight * kSingleUnit<T, Sem>;
+    const unsigned grid = pieces_grid(options, held, (pieces.count + per_block - 1) / per_block);
+    reduceSingles<T, Sem><<<grid, kThreads, 0, stream>>>(input, pieces.count, singles_head<T, Sem>(input, pieces.count),
+                                                         output, redo);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return cuda_status(e, "launching reduceSingles");
+  } else if (plan.fixed.threads) {
     std::uint64_t held = 0;
     if (Status s = blocks_held<reduceTinyPieces<T, Sem>>(device, sms, &held); !s) return s;
     const unsigned grid = pieces_grid(options, held, (pieces.count + kThreads - 1) / kThreads);

@@ -168,7 +168,12 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       }
     }
   }
-  if (plan.fixed.threads) {
+  if (plan.fixed.threads && singles_fit<T, Sem>(in, out, pieces)) {  // as on the GPU (device_segments.cuh)
+    const std::uint64_t per_block = std::uint64_t(kThreads) * kSinglesInFlight * kSingleUnit<T, Sem>;
+    cfg.grid = grid_for((pieces.count + per_block - 1) / per_block);
+    cfg.name = "reduceSingles";
+    rl::launch(reduceSingles<T, Sem>, cfg, in, pieces.count, singles_head<T, Sem>(in, pieces.count), out, redo);
+  } else if (plan.fixed.threads) {
     cfg.grid = grid_for((pieces.count + kThreads - 1) / kThreads);
     cfg.name = "reduceTinyPieces";
     rl::launch(reduceTinyPieces<T, Sem>, cfg, in, launched, out, redo);

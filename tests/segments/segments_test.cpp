@@ -248,6 +248,53 @@ TYPED_TEST(SegmentsSimt, ColumnsInBandsHaveTheCpuBits) {
   expect_simt_axis_has_cpu_bits<T>(ms, 0, 1, 7);
 }
 
+// Pieces of one element, piece p at element p (the rows of a single column, the columns of a single
+// row) go to reduceSingles where the results of whole units land on 16-byte boundaries of the
+// output: a unit a thread (16 bytes of results' worth of elements), the elements before the first
+// unit boundary and after the last whole unit one a thread, results stored 16 bytes at a time. Counts under one vector,
+// around one warp's and one block's vectors, inputs off the boundary by 0 to 3 elements (which
+// also moves the output's alignment: reduceTinyPieces where it falls off), grids of one and three
+// blocks (a thread then takes several rounds of vectors), floating-point specials; the rows of a
+// column with a pitch take reduceTinyPieces. Every result against the CPU backend.
+TYPED_TEST(SegmentsSimt, SinglesHaveTheCpuBits) {
+  using T = TypeParam;
+  for_each_op([&](auto op) {
+    using Op = decltype(op);
+    for (const std::uint64_t n : {std::uint64_t(1), std::uint64_t(7), std::uint64_t(33), std::uint64_t(1000),
+                                  std::uint64_t(4 * 256 * 16 + 5)}) {
+      auto x = input_for<T, Op>(3 * n + 8, 7 + n);
+      if constexpr (!std::is_integral_v<T>) {
+        if (n >= 7) {
+          x[3] = from_double<T>(INFINITY), x[4] = from_double<T>(-INFINITY), x[5] = from_double<T>(NAN);
+          x[6] = from_double<T>(-0.0);
+        }
+      }
+      for (const auto& [m, axis, contiguous] : {std::tuple{Matrix{n, 1, 0}, 1, true}, std::tuple{Matrix{1, n, 0}, 0, true},
+                                                std::tuple{Matrix{n, 1, 3}, 1, false}}) {
+        const auto want = expected_axis(x, m, axis, op);
+        for (unsigned offset : {0u, 1u, 2u, 3u}) {
+          // The emulator's buffers start on 16-byte boundaries: the input is `offset` elements off
+          // one, and reduceSingles loads units of 16 bytes of results' worth of elements.
+          using Out = result_t<T, Op>;
+          const std::uint64_t unit = 16 / std::max(sizeof(T), sizeof(Out)) * sizeof(T);
+          const std::uint64_t head = std::min<std::uint64_t>(n, (unit - offset * sizeof(T) % unit) % unit / sizeof(T));
+          const bool singles = contiguous && head * sizeof(Out) % 16 == 0;
+          const std::string kernel = singles ? "reduceSingles" : "reduceTinyPieces";
+          for (unsigned grid : {0u, 1u, 3u}) {
+            const std::string what = type_name<T>() + " " + op_name<Op>() + " " + std::to_string(m.rows) + "x" +
+                                     std::to_string(m.cols) + " axis " + std::to_string(axis) + " offset " +
+                                     std::to_string(offset) + " grid " + std::to_string(grid);
+            simt::reset_accumulated_report();
+            expect_same(detail::simt_reduce_axis(x.data(), m, axis, op, grid, offset), want, what);
+            const auto& grids = simt::accumulated_report().grids;
+            EXPECT_TRUE(std::find(grids.begin(), grids.end(), kernel) != grids.end()) << what << ": not " << kernel;
+          }
+        }
+      }
+    }
+  });
+}
+
 // The min, max, sum and mean of half and bfloat16 columns read two columns a word (PairExtremum,
 // PairSum; the min and max four words a lane where the words split into aligned 16-byte vectors)
 // where the columns pair up: special values in one column of a word and not the other, a
