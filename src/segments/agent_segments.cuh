@@ -8,7 +8,8 @@
 //
 // Order-free (plan_pieces at the end of this file):
 //   reduceColumns      columns (axis 0): coalesced across neighbouring columns, rows in bands
-//                      (16-bit floats' min, max, sums and means: two columns a lane, as words).
+//                      (16-bit floats' min, max, sums and means: two columns a lane, as words;
+//                      vectors of columns a lane where they pay: VecColumns, vec_columns_pay).
 //   reduceNarrowColumns  exact sums and means of 2, 4 or 8 dense half columns or 2 or 4 float
 //                      columns: the matrix read as one array, a thread keeping every column's sum.
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
@@ -39,6 +40,8 @@
 // vector):
 //   reduceTinyPieces   a thread per piece of at most one vector (a matrix's rows or columns of
 //                      a few elements): neighbouring threads read neighbouring pieces.
+//   reduceSingles      pieces of one element, piece p at element p (a single row's columns, a
+//                      single column's rows): units of 16 bytes of results a thread.
 //   reduceShortPieces  a warp per contiguous piece of at most one tile (kTile elements: 8192
 //                      floats): the warp's lanes stand in for the block's 256 threads, so the
 //                      order is the block's; lane l reads vector l of each row, 512 bytes a row

@@ -204,7 +204,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       }
     }
   }
-  if (plan.fixed.threads && singles_fit<T, Sem>(input, output, pieces)) {  // one element a piece: 16-byte vectors
+  if (plan.fixed.threads && singles_fit<T, Sem>(input, output, pieces)) {  // one element a piece, in units
     std::uint64_t held = 0;
     if (Status s = blocks_held<reduceSingles<T, Sem>>(device, sms, &held); !s) return s;
     const std::uint64_t per_block = std::uint64_t(kThreads) * kSinglesInFlight * kSingleUnit<T, Sem>;
