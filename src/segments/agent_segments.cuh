@@ -317,14 +317,15 @@ __device__ __forceinline__ void store_single(rl::gmem<typename Sem::Out> output,
 template <class T, class Sem>
 inline constexpr unsigned kSingleUnit =
     16 / (sizeof(typename Sem::Out) > sizeof(T) ? sizeof(typename Sem::Out) : sizeof(T));
-template <class T, unsigned kN>
-struct alignas(kN * sizeof(T)) SingleUnit {
-  T v[kN];
+// K neighbouring elements, aligned to their size: reduceSingles' units, VecColumns' vectors.
+template <class T, unsigned K>
+struct alignas(K * sizeof(T)) Neighbours {
+  T v[K];
 };
 // The unit at element `at` (aligned to the unit) in one load.
 template <class T, unsigned kN>
-__device__ __forceinline__ SingleUnit<T, kN> load_unit(rl::gmem<const T> input, std::uint64_t at) {
-  using U = SingleUnit<T, kN>;
+__device__ __forceinline__ Neighbours<T, kN> load_unit(rl::gmem<const T> input, std::uint64_t at) {
+  using U = Neighbours<T, kN>;
 #if RL_SIMT
   const simt::ptr<const U> p(reinterpret_cast<const U*>(input.get() + at), input.region_base(), input.region_bytes(),
                              input.space());
@@ -412,7 +413,7 @@ __global__ void __launch_bounds__(kThreads)
   if (thread < head) store_single<Sem, T>(output, thread, input[thread], redo);
   if (thread < count - tail) store_single<Sem, T>(output, tail + thread, input[tail + thread], redo);
   for (std::uint64_t v = thread; v < units; v += kSinglesInFlight * threads) {
-    SingleUnit<T, kN> x[kSinglesInFlight];
+    Neighbours<T, kN> x[kSinglesInFlight];
 #pragma unroll
     for (unsigned u = 0; u < kSinglesInFlight; ++u)
       if (v + u * threads < units) x[u] = load_unit<T, kN>(input, head + (v + u * threads) * kN);
@@ -863,15 +864,10 @@ inline Pieces column_vector_pieces(const Pieces& p, unsigned k) {
 // sums (also four words of two half columns' minima and maxima); two floats for exact float sums
 // and means (each column keeps a window and a pair). Any order gives these operations' bits, so
 // each column's result is the one-column kernel's. Where vectors read faster: vec_columns_pay.
-template <class T, unsigned K>
-struct alignas(K * sizeof(T)) ColumnVec {
-  T v[K];
-};
-
 template <class T, class Sem, unsigned kK>
 struct VecColumnsBase {
   static constexpr unsigned K = kK;
-  using Vec = ColumnVec<T, K>;
+  using Vec = Neighbours<T, K>;
   struct Acc {
     static constexpr unsigned kColumns = K;  // loaded a column at a time (load_other_block)
     typename Sem::Acc c[K];
@@ -953,12 +949,12 @@ struct VecColumns<T, Sem, true> : VecColumnsBase<T, Sem, 2> {
 // each batch's elements of a column taken together.
 template <class T, class Sem>
   requires is_exact_pieces<Sem>::value
-struct RunningFold<ColumnVec<T, 2>, VecColumns<T, Sem, true>> {
+struct RunningFold<Neighbours<T, 2>, VecColumns<T, Sem, true>> {
   using V = VecColumns<T, Sem, true>;
   RunningFold<T, Sem> col[2];
   __device__ __forceinline__ explicit RunningFold(std::uint64_t most) : col{RunningFold<T, Sem>(most), RunningFold<T, Sem>(most)} {}
   template <unsigned N, class IndexOf>
-  __device__ __forceinline__ void take(const ColumnVec<T, 2>* v, IndexOf index_of) {
+  __device__ __forceinline__ void take(const Neighbours<T, 2>* v, IndexOf index_of) {
 #pragma unroll
     for (unsigned j = 0; j < 2; ++j) {
       T e[N];
@@ -967,7 +963,7 @@ struct RunningFold<ColumnVec<T, 2>, VecColumns<T, Sem, true>> {
       col[j].template take<N>(e, index_of);
     }
   }
-  __device__ __forceinline__ void take_one(ColumnVec<T, 2> x, std::uint64_t index) {
+  __device__ __forceinline__ void take_one(Neighbours<T, 2> x, std::uint64_t index) {
     col[0].take_one(x.v[0], index);
     col[1].take_one(x.v[1], index);
   }

@@ -227,27 +227,26 @@ struct PairFold {
 template <class Sem>
 inline constexpr bool two_columns_v = requires { typename Sem::Column; };
 
-// Writes piece p's result, or (an exact pair that lost part of its sum) lists p for the redo.
 // Lists piece p for the redo (reduceRedoPieces sums it again and writes its result).
 __device__ __forceinline__ void list_for_redo(rl::gmem<unsigned long long> redo, std::uint64_t piece) {
   const unsigned long long slot = atomicAdd(&redo[0], 1ull);
   if (slot < redo_slots()) redo[2 + slot] = piece;
 }
 
+// Writes piece p's result, or (an exact pair that lost part of its sum) lists p for the redo.
 template <class Sem>
 __device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, std::uint64_t p,
                                             const typename Sem::Acc& v, std::uint64_t length,
                                             rl::gmem<unsigned long long> redo) {
-  const auto list = [&](std::uint64_t piece) { list_for_redo(redo, piece); };
   if constexpr (is_exact_pieces<Sem>::value) {
     if (Sem::needs_redo(v)) {
-      list(p);
+      list_for_redo(redo, p);
       return;
     }
   } else if constexpr (two_columns_v<Sem>) {  // p is a column of vectors: list the lost column itself
     constexpr unsigned k = Sem::Acc::kColumns;
     for (unsigned j = 0; j < k; ++j)
-      if (Sem::Column::needs_redo(v.c[j])) list(k * p + j);
+      if (Sem::Column::needs_redo(v.c[j])) list_for_redo(redo, k * p + j);
     // A listed column's value here is a placeholder; the redo (a later launch) writes it.
   }
   output[p] = Sem::finish(v, length);
