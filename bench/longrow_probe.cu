@@ -6,7 +6,8 @@
 // flush), median of R. 16384 x 16384 half, float and double sums, 2^13 x 2^15 half and double
 // sums, 2^15 x 2^13 double sums; every row compared bit for bit with reduce_axis's.
 //   longrow_probe [repeats=10] [groups: only groups of 1, 2, 4 and 8 warps a row | tail: only what a
-//   block a row's end costs]
+//   block a row's end costs | rotate: a warp a row with each row's rounds in order and rotated, and
+//   a block a row]
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -408,6 +409,40 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::
   CK(cudaFree(redo));
 }
 
+// The library's reduceWarpRows with its rows' rounds in order and rotated (a row's reading starts
+// at its round r % rounds; the library rotates rows of 64 KiB or more), and reduceBlockRows, on a
+// grid of a warp or a block a row, twice, against reduce_axis; bits compared. (Rotated rounds in
+// reduceBlockRows were slower everywhere: 16384 x 16384 doubles 488.6 -> 501.8 us, 32768 x 8192
+// doubles 506.0 -> 558.0, H200.)
+template <class T>
+void rotations(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols, const char* name) {
+  RowsCase<T> c(flush, repeats, rows, cols);
+  using R = typename RowsCase<T>::R;
+  using Sem = piece_semantics_t<T, op::sum>;
+  Pieces p;
+  const Matrix m{rows, cols, 0};
+  check(matrix_pieces(c.x, m, 1, c.out, &p));
+  const double bytes = double(rows) * cols * sizeof(T);
+  std::printf("%llu x %llu %s sums: reduce_axis %.1f us (%.0f GB/s)\n", static_cast<unsigned long long>(rows),
+              static_cast<unsigned long long>(cols), name, c.sum_us, bytes / (c.sum_us * 1e3));
+  const auto time = [&](auto k, unsigned rows_a_block, const char* what) {
+    CK(cudaMemset(c.out, 0xff, rows * sizeof(R)));
+    const unsigned grid = static_cast<unsigned>((rows + rows_a_block - 1) / rows_a_block);
+    const float us = cold_us(flush, [&] { k<<<grid, kThreads>>>(c.x, p, 0, c.out, c.redo); }, repeats);
+    CK(cudaGetLastError());
+    std::vector<R> got(rows);
+    CK(cudaMemcpy(got.data(), c.out, rows * sizeof(R), cudaMemcpyDeviceToHost));
+    std::printf("  %-34s %8.1f us %6.0f GB/s%s\n", what, us, bytes / (us * 1e3),
+                std::memcmp(got.data(), c.want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
+    std::fflush(stdout);
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    time(reduceWarpRows<T, Sem, false>, kWarps, "a warp a row, rounds in order");
+    time(reduceWarpRows<T, Sem, true>, kWarps, "a warp a row, the library's");
+    time(reduceBlockRows<T, Sem>, 1, "a block a row, rounds in order");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -424,6 +459,16 @@ int main(int argc, char** argv) {
     tails<float>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "float");
     tails<float>(flush, repeats, prop.multiProcessorCount, 8192, 32768, "float");
     tails<reducelab::half>(flush, repeats, prop.multiProcessorCount, 8192, 32768, "half");
+    return 0;
+  }
+  if (argc > 2 && std::strcmp(argv[2], "rotate") == 0) {
+    rotations<float>(flush, repeats, 16384, 16384, "float");
+    rotations<double>(flush, repeats, 16384, 16384, "double");
+    rotations<double>(flush, repeats, 32768, 8192, "double");
+    rotations<reducelab::half>(flush, repeats, 16384, 16384, "half");
+    rotations<float>(flush, repeats, 32768, 8192, "float");
+    rotations<float>(flush, repeats, 8192, 32768, "float");
+    rotations<reducelab::bfloat16>(flush, repeats, 16384, 16384, "bfloat16");
     return 0;
   }
   if (argc > 2 && std::strcmp(argv[2], "groups") == 0) {

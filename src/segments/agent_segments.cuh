@@ -198,9 +198,12 @@ __host__ __device__ constexpr std::uint64_t contiguous_share(std::uint64_t n, st
 // segment's time (H200, uniform:1..4096 float max 69.2 -> 65.3 us, double sums 138.8 -> 136.5);
 // for long rows they are nothing, and the loads kept together cost registers (a block a row:
 // 30 -> 48 for double maxima), so long pieces keep one load at a time.
+// `rotate`: the whole rounds (every lane's kIn loads) start at round rotate % rounds and wrap
+// around, so that warps summing neighbouring rows at once read different offsets of their rows
+// (reduceWarpRows).
 template <class T, unsigned kIn = 4, bool kShort = false, class Fold>
 __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
-                                                unsigned lane) {
+                                                unsigned lane, std::uint64_t rotate = 0) {
   using Index = std::conditional_t<kShort, unsigned, std::uint64_t>;
   constexpr unsigned kVec = Shape<T>::kVec;
   const Index head = static_cast<Index>(std::min<std::uint64_t>(n, (16 - misalignment16(x)) % 16 / sizeof(T)));
@@ -208,8 +211,7 @@ __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, 
     for (std::uint64_t e = lane; e < head; e += lanes) run.take_one(x[e], e);
   const rl::gmem<const T> body = x + head;
   const Index vectors = static_cast<Index>((n - head) / kVec);
-  Index k = lane;
-  for (; k + (kIn - 1) * lanes < vectors; k += kIn * lanes) {
+  const auto round = [&](Index k) {  // vectors k, k + lanes, ..., k + (kIn - 1) * lanes
     Vec<T> v[kIn];
 #pragma unroll
     for (unsigned u = 0; u < kIn; ++u) v[u] = load_vec(body, (k + u * lanes) * kVec);
@@ -221,7 +223,23 @@ __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, 
         run.template take<kVec>(v[u].v, [&](unsigned j) { return head + (k + u * lanes) * kVec + j; });
       if constexpr (requires { run.settle(); }) run.settle();  // a WindowFold's window: a round at most
     }
+  };
+  const Index step = static_cast<Index>(kIn * lanes);
+  Index k = lane;
+  if constexpr (!kShort) {
+    // The rounds every lane takes whole, starting `rotate` rounds in (rotate_rounds).
+    const Index rounds = vectors / step;
+    if (rotate != 0 && rounds > 1) {
+      Index j = static_cast<Index>(rotate % rounds);
+#pragma unroll 1
+      for (Index i = 0; i < rounds; ++i) {
+        round(j * step + lane);
+        j = j + 1 == rounds ? 0 : j + 1;
+      }
+      k = rounds * step + lane;
+    }
   }
+  for (; k + (kIn - 1) * lanes < vectors; k += step) round(k);
   if constexpr (kShort) {
     // Head and tail hold fewer than kVec <= 32 elements: one at most a lane.
     static_assert(kVec <= 32, "a lane takes one element of the head and one of the tail at most");
@@ -261,7 +279,7 @@ __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, 
 // -> 151.9 us with a window a round, floats 244.2 -> 254.8, H200): RunningFold.
 template <class T, class Sem, unsigned kIn, bool kRoundWindows = true, bool kShort = false>
 __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
-                                                            unsigned lane) {
+                                                            unsigned lane, std::uint64_t rotate = 0) {
   using Acc = typename Sem::Acc;
   if constexpr ((window_sums_v<T, Sem> && kRoundWindows) || cut_sums_v<T, Sem>) {
     using First = std::conditional_t<cut_sums_v<T, Sem>, CutFold, WindowFold<T>>;
@@ -269,7 +287,7 @@ __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x,
       if constexpr (cut_sums_v<T, Sem>) return CutFold{};
       else return WindowFold<T>(kIn * Shape<T>::kVec + 2);  // a round, and a head or tail element
     }();
-    fold_contiguous<T, kIn, kShort>(first, x, n, lanes, lane);
+    fold_contiguous<T, kIn, kShort>(first, x, n, lanes, lane, rotate);
     if constexpr (!cut_sums_v<T, Sem>) first.settle();
     if (first.exact) return Acc{first.a, first.b};
     PairFold<T, Sem> p;
@@ -277,7 +295,7 @@ __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x,
     return p.acc;
   } else {
     RunningFold<T, Sem> run(contiguous_share<T>(n, lanes));
-    fold_contiguous<T, kIn, kShort>(run, x, n, lanes, lane);
+    fold_contiguous<T, kIn, kShort>(run, x, n, lanes, lane, rotate);
     return run.result();
   }
 }
@@ -286,8 +304,9 @@ __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x,
 // rows in reduceWarpRows), by one warp (lane_fold_free, four loads in flight), then a warp fold.
 // The whole warp must call it.
 template <class T, class Sem, bool kShort = false>
-__device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n) {
-  return warp_fold<Sem>(lane_fold_free<T, Sem, 4, true, kShort>(x, n, 32, threadIdx.x % 32));
+__device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n,
+                                                            std::uint64_t rotate = 0) {
+  return warp_fold<Sem>(lane_fold_free<T, Sem, 4, true, kShort>(x, n, 32, threadIdx.x % 32, rotate));
 }
 
 // The result of piece p, whose one element is x. A finite floating-point element is its own exact
@@ -2191,13 +2210,23 @@ inline bool warp_rows_fit(const Pieces& p, std::uint64_t warps) {
 // row; a test's smaller grid takes several launches). Four blocks an SM (64 registers): doubles'
 // CutFold took 74 with a bound of three, and 16384 x 16384 double sums 523.6 us against 514.1
 // with four (H200).
-template <class T, class Sem>
+// Rows of kRotatedRowBytes or more start their rounds at round r (fold_contiguous's `rotate`), so
+// that the warps' loads at one time lie at different offsets of their rows. H200, cold, the same
+// call (bench/longrow_probe rotate), in order against rotated, µs: 16384 x 16384 float sums 245.9
+// -> 243.9, 32768 x 8192 double sums 486.3 -> 483.2 (64 KiB rows); 16384 x 16384 double sums
+// 503.8 -> 486.5 and 8192 x 32768 float sums 261.4 -> 247.6 (128 KiB rows, which reduceBlockRows
+// takes, 488.6 and 248.7); but 16384 x 16384 half sums 128.0 -> 129.6 and 32768 x 8192 float sums
+// 244.9 -> 246.1 (32 KiB rows). Rows longer than kWarpRowBytes (also 64 KiB) take a block each,
+// so only rows of exactly 64 KiB rotate. (kRotate false: the probe's rounds in order.)
+inline constexpr std::uint64_t kRotatedRowBytes = kWarpRowBytes;
+template <class T, class Sem, bool kRotate = true>
 __global__ void __launch_bounds__(kThreads, 4)
     reduceWarpRows(rl::gmem<const T> input, Pieces pieces, std::uint64_t first, rl::gmem<typename Sem::Out> output,
                    rl::gmem<unsigned long long> redo) {
   const std::uint64_t r = first + std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
   if (r >= pieces.count) return;  // the whole warp
-  const typename Sem::Acc acc = warp_fold_free<T, Sem>(input + r * pieces.step, pieces.length);
+  const bool rotated = kRotate && pieces.length * sizeof(T) >= kRotatedRowBytes;
+  const typename Sem::Acc acc = warp_fold_free<T, Sem>(input + r * pieces.step, pieces.length, rotated ? r : 0);
   if (threadIdx.x % 32 == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
 }
 }  // namespace reducelab::detail

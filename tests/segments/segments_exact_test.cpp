@@ -546,6 +546,24 @@ TEST(WarpRows, LongDoubleRowsHaveTheCpuBitsAWarpOrABlockEach) {
   }
 }
 
+// Rows of 64 KiB (16384 floats, 8192 doubles) a warp each start their rounds of loads at round
+// r of 32 (of 16 for doubles) and wrap around: with a head and a tail off the vectors (pitch off a
+// vector), rows of every kind above, and 40 rows at grid 0 taken by reduceWarpRows, every sum
+// and mean has the CPU backend's bits.
+TEST(WarpRows, RowsOf64KiBStartAtTheirOwnRoundAndHaveTheCpuBits) {
+  expect_long_rows<float>(16384, 16387);
+  const Matrix m{40, 8192, 8195};
+  auto x = random_input<double>(m.rows * m.pitch, 19);
+  for (std::uint64_t i = 0; i < x.size(); i += 89) x[i] = std::ldexp(x[i], static_cast<int>(i % 300) - 150);
+  x[3 * m.pitch + 5] = 0x1p900, x[3 * m.pitch + 4100] = 1.0, x[3 * m.pitch + 8000] = -0x1p900;  // redone with digits
+  x[6 * m.pitch + 100] = INFINITY;
+  simt::reset_accumulated_report();
+  expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}), expected_axis(x, m, 1, op::sum{}), "double sums");
+  const auto& grids = simt::accumulated_report().grids;
+  EXPECT_NE(std::find(grids.begin(), grids.end(), "reduceWarpRows"), grids.end());
+  expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, 5), expected_axis(x, m, 1, op::mean{}), "double means");
+}
+
 // A warp's lanes sum their elements in plain double windows of a round of loads each and settle
 // each window into a pair of doubles (WindowFold): three windows that each fit, 2^60, 1 and 2^-60
 // in three rounds of one lane, hold more than a pair can, and only the TwoSum's remainder shows
