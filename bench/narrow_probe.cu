@@ -1,6 +1,8 @@
-// narrow_probe: exact sums along axis 0 of a dense matrix of 2, 4 or 8 columns, read as one array
+// narrow_probe: exact sums along axis 0 of a dense matrix of 2, 4 or 8 columns, or of rows of two
+// or four vectors (16 and 32 half columns, 8 and 16 float columns), read as one array
 // (reduceNarrowColumns) with other loads in flight and occupancies, against the column kernel the
-// library used before for them (reduceColumns, half columns two a lane as words) and against the
+// library used before for them (reduceColumns, half columns two a lane as words, float columns a
+// lane and two a lane) and against the
 // max along the same axis and the exact sum of the whole array (reducelab::reduce), on device 0,
 // cold (behind an L2 flush), median of R; every variant's results compared bit for bit with
 // reduce_axis's.
@@ -49,7 +51,8 @@ void narrow(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
   cudaFuncAttributes attr;
   CK(cudaFuncGetAttributes(&attr, k));
-  const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(std::uint64_t(per_sm) * sms, kNarrowBlocks));
+  const unsigned grid =
+      static_cast<unsigned>(std::min<std::uint64_t>(std::uint64_t(per_sm) * sms, kNarrowBlocks<typename Sem::Acc, kCols>));
   CK(cudaMemset(b.out, 0xff, kCols * sizeof(float)));
   const float us = cold_us(flush, [&] {
     k<<<grid, 256>>>(x, rows, static_cast<typename Sem::Acc*>(b.partials), b.tickets, b.out, b.redo);
@@ -97,6 +100,24 @@ void columns(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64
   CK(cudaGetLastError());
   report("column kernel (before)", us, double(rows) * cols * sizeof(T), want, b.out, cols, attr.numRegs,
          attr.localSizeBytes, per_sm, grid);
+  if constexpr (std::is_same_v<T, float>) {  // two columns a lane (VecColumns), as the library took 8 and 16
+    using V = VecColumns<T, piece_semantics_t<T, op::sum>>;
+    if (cols % V::K == 0) {
+      auto k = reduceColumns<typename V::Vec, V>;
+      CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
+      CK(cudaFuncGetAttributes(&attr, k));
+      const std::uint64_t held = std::uint64_t(per_sm) * sms;
+      const ColumnShape shape = column_shape<typename V::Acc>(column_vector_pieces(p, V::K), held, held * kWarps);
+      grid = static_cast<unsigned>(std::min<std::uint64_t>(held, column_blocks(shape)));
+      us = cold_us(flush, [&] {
+        k<<<grid, 256>>>(reinterpret_cast<const typename V::Vec*>(x), shape, static_cast<typename V::Acc*>(b.partials),
+                         b.tickets, reinterpret_cast<typename V::Out*>(b.out), b.redo);
+      }, repeats);
+      CK(cudaGetLastError());
+      report("column kernel, vectors of columns", us, double(rows) * cols * sizeof(T), want, b.out, cols, attr.numRegs,
+             attr.localSizeBytes, per_sm, grid);
+    }
+  }
 }
 
 template <class T, unsigned kCols>
@@ -108,8 +129,8 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, const
   float* lib = nullptr;
   Bufs b;
   CK(cudaMalloc(&x, n * sizeof(T)));
-  CK(cudaMalloc(&lib, 64));
-  CK(cudaMalloc(&b.out, 64));
+  CK(cudaMalloc(&lib, 256));
+  CK(cudaMalloc(&b.out, 256));
   CK(cudaMalloc(&b.partials, 1 << 20));
   CK(cudaMalloc(&b.tickets, 1 << 16));
   CK(cudaMalloc(&b.redo, 1 << 20));
@@ -127,7 +148,7 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, const
               static_cast<unsigned long long>(rows), kCols, name, lib_us, bytes / (lib_us * 1e3), max_us, all_us);
   columns<T>(flush, repeats, sms, x, rows, kCols, want, b);
   // The library's loads and blocks an SM first, then the other variants.
-  constexpr unsigned kIn = kNarrowLoads<kCols>;
+  constexpr unsigned kIn = kNarrowLoads<T, kCols>;
   constexpr int kMin = kNarrowBlocksPerSm<T, kCols>;
   narrow<T, kCols, kIn, kMin>(flush, repeats, sms, x, rows, want, b);
   if constexpr (kIn != 4 || kMin != 3) narrow<T, kCols, 4, 3>(flush, repeats, sms, x, rows, want, b);
@@ -155,5 +176,9 @@ int main(int argc, char** argv) {
   probe<reducelab::half, 8>(flush, repeats, sms, std::uint64_t(1) << 25, "half");
   probe<float, 4>(flush, repeats, sms, std::uint64_t(1) << 26, "float");
   probe<float, 2>(flush, repeats, sms, std::uint64_t(1) << 27, "float");
+  probe<reducelab::half, 16>(flush, repeats, sms, std::uint64_t(1) << 24, "half");
+  probe<reducelab::half, 32>(flush, repeats, sms, std::uint64_t(1) << 23, "half");
+  probe<float, 8>(flush, repeats, sms, std::uint64_t(1) << 25, "float");
+  probe<float, 16>(flush, repeats, sms, std::uint64_t(1) << 24, "float");
   return 0;
 }

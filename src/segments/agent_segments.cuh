@@ -10,8 +10,9 @@
 //   reduceColumns      columns (axis 0): coalesced across neighbouring columns, rows in bands
 //                      (16-bit floats' min, max, sums and means: two columns a lane, as words;
 //                      vectors of columns a lane where they pay: VecColumns, vec_columns_pay).
-//   reduceNarrowColumns  exact sums and means of 2, 4 or 8 dense half columns or 2 or 4 float
-//                      columns: the matrix read as one array, a thread keeping every column's sum.
+//   reduceNarrowColumns  exact sums and means of 2, 4, 8, 16 or 32 dense half columns or 2, 4, 8
+//                      or 16 float columns: the matrix read as one array, a thread keeping the
+//                      sums of every column (or of the columns a vector holds).
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
 //   reduceCutRows      exact double sums and means of rows of up to 256 elements: the row's
@@ -1158,7 +1159,10 @@ __global__ void __launch_bounds__(kThreads)
 // a column, and writes the kCols results.
 // Taken for 2, 4 and 8 half columns and 2 and 4 float columns (bench/narrow_probe, H200, cold,
 // µs, against reduceColumns): 2^27 x 2 half 350 -> 131, 2^26 x 4 half 251 -> 135, 2^25 x 8 half
-// 204 -> 152, 2^27 x 2 float 327 -> 245, 2^26 x 4 float 303 -> 254. Before the last block's fold
+// 204 -> 152, 2^27 x 2 float 327 -> 245, 2^26 x 4 float 303 -> 254; and for rows of two or four
+// vectors (against the column kernel the library took: two half columns a word, float columns
+// two a lane or, for 8 columns, one): 2^24 x 16 half 174.8 -> 151.4, 2^23 x 32 half 172.4 ->
+// 152.9, 2^25 x 8 float 287.9 -> 255.5, 2^24 x 16 float 284.1 -> 255.8. Before the last block's fold
 // was spread over a warp per column it took 20-40 us of these launches, and 8 half columns and 4
 // float columns were slower than reduceColumns. Each thread taking vectors t, t + threads, ...
 // instead of units was as fast, except for 4 float columns, where it spilled (322 us).
@@ -1166,21 +1170,34 @@ __global__ void __launch_bounds__(kThreads)
 template <class T, class Sem>
 inline constexpr bool narrow_columns_v =
     window_sums_v<T, Sem> && (std::is_same_v<T, half> || std::is_same_v<T, float>);
+// Rows of two vectors (16 half columns, 8 float columns) or four (32 half, 16 float): vector k
+// holds columns (k % groups) * kVec to + kVec, and a thread that takes every 256th vector sees the
+// same columns each time, so it keeps a running sum for each of kVec columns.
 template <class T, class Sem>
 inline bool narrow_columns_fit(const void* input, const Pieces& p) {
-  const bool columns = p.count == 2 || p.count == 4 || (std::is_same_v<T, half> && p.count == 8);
+  constexpr std::uint64_t kVec = Shape<T>::kVec;
+  const bool columns = p.count == 2 || p.count == 4 || (std::is_same_v<T, half> && p.count == 8) ||
+                       p.count == 2 * kVec || p.count == 4 * kVec;
   return narrow_columns_v<T, Sem> && !p.offsets && columns && p.stride == p.count &&
          reinterpret_cast<std::uintptr_t>(input) % 16 == 0;
 }
-// Loads in flight a thread, and blocks an SM: eight half columns hold 126 registers with eight
-// loads (two blocks: 152 us against 161 with two loads and four blocks), two half columns 60
-// (four blocks), the others 72-80 (three).
-template <unsigned kCols>
-inline constexpr unsigned kNarrowLoads = kCols == 8 ? 8 : 4;
+// The columns a thread keeps (kCols, or a vector's elements when rows are wider than a vector).
 template <class T, unsigned kCols>
-inline constexpr int kNarrowBlocksPerSm = kCols == 8 ? 2 : std::is_same_v<T, half> && kCols == 2 ? 4 : 3;
+inline constexpr unsigned kNarrowHeld = kCols < Shape<T>::kVec ? kCols : Shape<T>::kVec;
+// Loads in flight a thread, and blocks an SM: a vector's columns held (eight half or four float
+// columns) take eight loads and two blocks (126 and 108 registers); two half columns four loads and
+// four blocks (60 registers), the others four loads and three blocks (72-78). H200, cold, µs
+// (bench/narrow_probe), eight loads and two blocks against four loads and three: 2^25 x 8 half
+// 156.1 against 157.2, 2^24 x 16 half 151.4 / 154.9, 2^26 x 4 float 256.7 / 260.7, 2^25 x 8 float
+// 255.5 / 257.6, 2^24 x 16 float 255.8 / 261.3; but 2^26 x 4 half 142.8 / 136.4.
+template <class T, unsigned kCols>
+inline constexpr unsigned kNarrowLoads = kNarrowHeld<T, kCols> == Shape<T>::kVec ? 8 : 4;
+template <class T, unsigned kCols>
+inline constexpr int kNarrowBlocksPerSm =
+    kNarrowHeld<T, kCols> == Shape<T>::kVec ? 2 : std::is_same_v<T, half> && kCols == 2 ? 4 : 3;
 // The blocks' partials a launch may post: kCols of them a block, within the workspace's pieces area.
-inline constexpr std::uint64_t kNarrowBlocks = 4096;
+template <class Acc, unsigned kCols>
+inline constexpr std::uint64_t kNarrowBlocks = std::min<std::uint64_t>(4096, kPiecePartialBytes / (kCols * sizeof(Acc)));
 
 // A thread's running sums of kCols columns. Float and bfloat16: a window per column
 // (RunningFold), `most` the most elements the thread takes of a column.
@@ -1257,16 +1274,17 @@ __device__ __forceinline__ void narrow_take(Runs& runs, const Vec<T>* v) {
 
 // Launch with kThreads threads and a grid of at most kNarrowBlocks. (kIn and kMinBlocks: other
 // shapes for bench/narrow_probe.)
-template <class T, class Sem, unsigned kCols, unsigned kIn = kNarrowLoads<kCols>,
+template <class T, class Sem, unsigned kCols, unsigned kIn = kNarrowLoads<T, kCols>,
           int kMinBlocks = kNarrowBlocksPerSm<T, kCols>>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     reduceNarrowColumns(rl::gmem<const T> input, std::uint64_t rows, rl::gmem<typename Sem::Acc> partials,
                         rl::gmem<unsigned> ticket, rl::gmem<typename Sem::Out> output,
                         rl::gmem<unsigned long long> redo) {
   using Acc = typename Sem::Acc;
-  constexpr unsigned kVec = Shape<T>::kVec, kPer = kVec / kCols;  // rows a vector
-  static_assert(kVec % kCols == 0, "a vector holds whole rows");
-  static_assert(kCols <= kWarps, "a warp folds each column");
+  constexpr unsigned kVec = Shape<T>::kVec, kHeld = kNarrowHeld<T, kCols>;
+  constexpr unsigned kPer = kVec / kHeld, kGroups = kCols / kHeld;  // rows a vector, vectors a row
+  static_assert(kVec % kCols == 0 || kCols % kVec == 0, "a vector holds whole rows, or a row whole vectors");
+  static_assert(kGroups <= 32 && 32 % kGroups == 0 && kThreads % kGroups == 0, "a thread's vectors hold the same columns");
   __shared__ Acc slot_storage[kCols * kWarps];
   rl::smem<Acc> slots = slot_storage;
   __shared__ unsigned last_storage[1];
@@ -1276,55 +1294,62 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const std::uint64_t t = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x;
   const std::uint64_t n = rows * kCols, vectors = n / kVec;
   constexpr bool kPairsShared = std::is_same_v<T, half>;
-  __shared__ Acc pair_storage[kPairsShared ? kCols * kThreads : 1];
+  __shared__ Acc pair_storage[kPairsShared ? kHeld * kThreads : 1];
   // Units of kIn vectors a thread (vector u * kUnit + i * kThreads + threadIdx.x), every
   // gridDim.x-th to a block, then the vectors past the last whole unit one to a thread.
   constexpr std::uint64_t kUnit = std::uint64_t(kThreads) * kIn;
   const std::uint64_t units = vectors / kUnit;
   const std::uint64_t most = ((units + gridDim.x - 1) / gridDim.x + 1) * kIn;  // vectors a thread takes, at most
-  NarrowRuns<T, Sem, kCols> runs(most * kPer + 1, pair_storage);  // a thread's elements of a column, at most
+  // (Rows wider than a vector: every vector index a thread takes is threadIdx.x modulo kGroups.)
+  NarrowRuns<T, Sem, kHeld> runs(most * kPer + 1, pair_storage);  // a thread's elements of a column, at most
   for (std::uint64_t u = blockIdx.x; u < units; u += gridDim.x) {
     Vec<T> v[kIn];
 #pragma unroll
     for (unsigned i = 0; i < kIn; ++i) v[i] = load_vec(input, (u * kUnit + i * kThreads + threadIdx.x) * kVec);
-    narrow_take<kIn, kCols>(runs, v);
+    narrow_take<kIn, kHeld>(runs, v);
   }
   std::uint64_t k = units * kUnit + t;
   for (; k < vectors; k += threads) {
     const Vec<T> v = load_vec(input, k * kVec);
-    narrow_take<1, kCols>(runs, &v);
+    narrow_take<1, kHeld>(runs, &v);
   }
-  if (t < n - vectors * kVec) {  // the last rows, past the whole vectors: element t of them is in column t % kCols
-    const T x = input[vectors * kVec + t];
-    runs.template batch<1>();
+  if constexpr (kGroups == 1) {
+    if (t < n - vectors * kVec) {  // the last rows, past the whole vectors: element t of them is in column t % kCols
+      const T x = input[vectors * kVec + t];
+      runs.template batch<1>();
 #pragma unroll
-    for (unsigned j = 0; j < kCols; ++j)
-      if (t % kCols == j) runs.template take<1>(j, &x);
+      for (unsigned j = 0; j < kCols; ++j)
+        if (t % kCols == j) runs.template take<1>(j, &x);
+    }
   }
-  // The block's fold of each column: every warp folds its lanes' sums, then warp j < kCols folds
-  // column j's kWarps results and posts them. The ticket follows the barrier.
+  // The block's fold of each column: every warp folds its lanes' sums (lanes g, g + kGroups, ...
+  // hold the same columns; lane g < kGroups ends with them), then warp w folds columns w, w +
+  // kWarps, ... over the kWarps results and posts them. The ticket follows the barrier.
 #pragma unroll
-  for (unsigned j = 0; j < kCols; ++j) {
-    const Acc w = warp_fold<Sem>(runs.result(j));
-    if (lane == 0) slots[j * kWarps + warp] = w;
+  for (unsigned j = 0; j < kHeld; ++j) {
+    Acc w = runs.result(j);
+#pragma unroll
+    for (unsigned offset = 16; offset >= kGroups; offset >>= 1) w = Sem::combine(w, shuffle_down(w, offset));
+    if (lane < kGroups) slots[(lane * kHeld + j) * kWarps + warp] = w;
   }
   __syncthreads();
-  if (warp < kCols) {
-    Acc a = lane < kWarps ? slots[warp * kWarps + lane] : Sem::identity();
+  for (unsigned c = warp; c < kCols; c += kWarps) {
+    Acc a = lane < kWarps ? slots[c * kWarps + lane] : Sem::identity();
 #pragma unroll
     for (unsigned offset = kWarps / 2; offset > 0; offset >>= 1) a = Sem::combine(a, shuffle_down(a, offset));
-    if (lane == 0) partials[std::uint64_t(blockIdx.x) * kCols + warp] = a;
+    if (lane == 0) partials[std::uint64_t(blockIdx.x) * kCols + c] = a;
   }
   __syncthreads();  // every post written before thread 0's ticket (its release publishes them)
   if (threadIdx.x == 0) am_last[0] = take_ticket(ticket) == gridDim.x - 1 ? 1u : 0u;
   __syncthreads();
   if (am_last[0] == 0) return;
-  // The last block: warp j folds column j's posts (lane l those of blocks l, l + 32, ..., four
-  // loads in flight) and writes its result. All of it in one warp, column after column, was a
-  // chain of dependent steps: 41 us of a 180 us launch for four half columns of 2^26 rows (H200).
-  if (warp < kCols) {
-    const Acc a = warp_fold<Sem>(fold_band_partials<Sem>(partials + warp, kCols, lane, 32, gridDim.x));
-    if (lane == 0) store_piece<Sem>(output, warp, a, rows, redo);
+  // The last block: warp w folds the posts of columns w, w + kWarps, ... (lane l those of blocks
+  // l, l + 32, ..., four loads in flight) and writes their results. All of it in one warp, column
+  // after column, was a chain of dependent steps: 41 us of a 180 us launch for four half columns
+  // of 2^26 rows (H200).
+  for (unsigned c = warp; c < kCols; c += kWarps) {
+    const Acc a = warp_fold<Sem>(fold_band_partials<Sem>(partials + c, kCols, lane, 32, gridDim.x));
+    if (lane == 0) store_piece<Sem>(output, c, a, rows, redo);
   }
   if (threadIdx.x == 0) ticket[0] = 0u;
 }

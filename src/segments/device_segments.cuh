@@ -78,20 +78,24 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
         narrow = true;
         const auto launch = [&]<unsigned kCols>() -> Status {
           constexpr auto kernel = reduceNarrowColumns<T, Sem, kCols>;
-          static_assert(kNarrowBlocks * kCols * sizeof(typename Sem::Acc) <= kPiecePartialBytes, "posts fit the workspace");
+          constexpr std::uint64_t kMost = kNarrowBlocks<typename Sem::Acc, kCols>;
+          static_assert(kMost * kCols * sizeof(typename Sem::Acc) <= kPiecePartialBytes, "posts fit the workspace");
           std::uint64_t held = 0;
           if (Status s = blocks_held<kernel>(device, sms, &held); !s) return s;
           const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
-          const std::uint64_t wanted = std::max<std::uint64_t>(1, vectors / (kNarrowLoads<kCols> * kThreads));
-          const unsigned grid = pieces_grid(options, std::min<std::uint64_t>(held, kNarrowBlocks), wanted);
-          kernel<<<std::min<unsigned>(grid, kNarrowBlocks), kThreads, 0, stream>>>(
+          const std::uint64_t wanted = std::max<std::uint64_t>(1, vectors / (kNarrowLoads<T, kCols> * kThreads));
+          const unsigned grid = pieces_grid(options, std::min<std::uint64_t>(held, kMost), wanted);
+          kernel<<<static_cast<unsigned>(std::min<std::uint64_t>(grid, kMost)), kThreads, 0, stream>>>(
               input, pieces.length, static_cast<typename Sem::Acc*>(ws.pieces), ws.piece_tickets, output, redo);
           const cudaError_t e = cudaGetLastError();
           return e == cudaSuccess ? Status{} : cuda_status(e, "launching reduceNarrowColumns");
         };
         Status s;
+        constexpr unsigned kVec = Shape<T>::kVec;
         if (pieces.count == 2) s = launch.template operator()<2>();
         else if (pieces.count == 4) s = launch.template operator()<4>();
+        else if (pieces.count == 2 * kVec) s = launch.template operator()<2 * kVec>();
+        else if (pieces.count == 4 * kVec) s = launch.template operator()<4 * kVec>();
         else if constexpr (std::is_same_v<T, half>) s = launch.template operator()<8>();
         if (!s) return s;
       }

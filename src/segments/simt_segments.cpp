@@ -75,19 +75,22 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     if constexpr (narrow_columns_v<T, Sem>) {
       if (plan.columns && narrow_columns_fit<T, Sem>(in, pieces)) {
         narrow = true;
-        DeviceBytes partials = device_copy(nullptr, 0, kNarrowBlocks * 8 * sizeof(Acc));
-        poison(partials.get(), kNarrowBlocks * 8 * sizeof(Acc));
+        DeviceBytes partials = device_copy(nullptr, 0, kPiecePartialBytes);
+        poison(partials.get(), kPiecePartialBytes);
         DeviceBytes ticket = device_copy(nullptr, 0, sizeof(unsigned));
         const auto launch = [&]<unsigned kCols>() {
           const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
-          cfg.grid = grid_for(std::max<std::uint64_t>(1, vectors / (kNarrowLoads<kCols> * kThreads)));
-          cfg.grid.x = std::min<unsigned>(cfg.grid.x, kNarrowBlocks);
+          cfg.grid = grid_for(std::max<std::uint64_t>(1, vectors / (kNarrowLoads<T, kCols> * kThreads)));
+          cfg.grid.x = static_cast<unsigned>(std::min<std::uint64_t>(cfg.grid.x, kNarrowBlocks<Acc, kCols>));
           cfg.name = "reduceNarrowColumns";
           rl::launch(reduceNarrowColumns<T, Sem, kCols>, cfg, in, pieces.length, static_cast<Acc*>(partials.get()),
                      static_cast<unsigned*>(ticket.get()), out, redo);
         };
+        constexpr unsigned kVec = Shape<T>::kVec;
         if (pieces.count == 2) launch.template operator()<2>();
         else if (pieces.count == 4) launch.template operator()<4>();
+        else if (pieces.count == 2 * kVec) launch.template operator()<2 * kVec>();
+        else if (pieces.count == 4 * kVec) launch.template operator()<4 * kVec>();
         else if constexpr (std::is_same_v<T, half>) launch.template operator()<8>();
         if (*static_cast<unsigned*>(ticket.get()) != 0) throw std::logic_error("reduceNarrowColumns left its ticket set");
       }

@@ -264,17 +264,19 @@ TYPED_TEST(SegmentsGpuExact, LongRowsAWarpOrABlockEachHaveTheCpuBits) {
 }
 
 // Fewer long rows than the blocks the GPU holds (200 rows of 65539: eight loads in flight a
-// thread at the default grid, four at grids 1 and 7), and the columns of a dense matrix of 2, 4
-// or 8 half columns or 2 or 4 float columns read as one array (a NaN, infinities of both signs, a
-// column of signed zeros and one a pair cannot hold planted; 3 columns, 8 float columns,
-// bfloat16, double and a misaligned start take the column kernel), against the CPU backend.
+// thread at the default grid, four at grids 1 and 7), and the columns of a dense matrix of 2, 4,
+// 8, 16 or 32 half columns or 2, 4, 8 or 16 float columns read as one array (a NaN, infinities of
+// both signs, a column of signed zeros and one a pair cannot hold planted; 3 columns, 32 float
+// columns, bfloat16, double and a misaligned start take the column kernel), against the CPU
+// backend.
 TYPED_TEST(SegmentsGpuExact, FewLongRowsAndNarrowColumnsHaveTheCpuBits) {
   REQUIRE_GPU();
   using T = TypeParam;
   const Matrix rows{200, 65539, 0};
   expect_gpu_axis_has_cpu_bits(input_for<T, op::sum>(rows.rows * rows.cols, 8), rows, 1, op::sum{},
                                type_name<T>() + " sum 200x65539");
-  for (const Matrix m : {Matrix{1000003, 2, 0}, Matrix{1000003, 4, 0}, Matrix{300001, 8, 0}, Matrix{3001, 3, 0}}) {
+  for (const Matrix m : {Matrix{1000003, 2, 0}, Matrix{1000003, 4, 0}, Matrix{300001, 8, 0}, Matrix{3001, 3, 0},
+                         Matrix{200003, 16, 0}, Matrix{100003, 32, 0}}) {
     auto x = input_for<T, op::sum>(m.rows * m.cols, 9 + m.cols);
     const auto at = [&](std::uint64_t r, std::uint64_t c) -> T& { return x[r * m.cols + c]; };
     const double big = std::is_same_v<T, half> ? 0x1p15 : 0x1p100, tiny = std::is_same_v<T, half> ? 0x1p-20 : 0x1p-100;

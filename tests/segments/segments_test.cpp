@@ -300,8 +300,9 @@ TYPED_TEST(SegmentsSimt, SinglesHaveTheCpuBits) {
 // where the columns pair up: special values in one column of a word and not the other, a
 // bfloat16 pair that loses part of its sum (redone for its column alone), in bands, in a warp per
 // group of words (the last shape), with a pitch; an odd column count, a misaligned input and (for
-// sums and means) fewer than 16 columns take the one-column kernel. Every result against the CPU
-// backend.
+// sums and means) fewer than 16 columns take the one-column kernel, and half sums and means of 16
+// dense aligned columns (300 x 16) are read as one array (reduceNarrowColumns). Every result
+// against the CPU backend.
 template <class T>
 void expect_special_columns_match_cpu() {
   const std::vector<Matrix> ms{{300, 16, 0}, {2100, 64, 0}, {200, 33, 0}, {20, 1040, 1042}, {9, 2048, 0}};
@@ -341,7 +342,8 @@ TEST(SegmentsSimt, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs
 // sums and means): special values in one column of a vector and not the others, a float column
 // whose pair is lost and redone, in bands, in a warp per group (the last shape), with a pitch; a
 // pitch or a count off the vector, a misaligned input, argmin and argmax take the one-column
-// kernel. Every result against the CPU backend, and the kernel that took it.
+// kernel; exact float sums of 16 dense columns, aligned, are read as one array (reduceNarrowColumns).
+// Every result against the CPU backend, and the kernel that took it.
 template <class T>
 void expect_special_vector_columns_match_cpu() {
   const std::vector<Matrix> ms{{300, 16, 0}, {2100, 64, 0}, {33, 12, 0}, {20, 1040, 1044}, {9, 4096, 0}, {31, 20, 22}};
@@ -361,12 +363,15 @@ void expect_special_vector_columns_match_cpu() {
         // vectors (9 x 4096 on the emulator's 32 warps: vec_columns_pay).
         const std::uint64_t k = args ? 0 : sums ? (std::is_same_v<T, float> ? 2 : 0) : 16 / sizeof(T);
         const bool warp_a_group = !sums && m.cols == 4096;
-        const bool vectors = k != 0 && offset == 0 && m.cols % k == 0 && pitch % k == 0 && !warp_a_group;
+        const bool narrow = sums && std::is_same_v<T, float> && offset == 0 && pitch == m.cols && m.cols == 16;
+        const bool vectors = k != 0 && offset == 0 && m.cols % k == 0 && pitch % k == 0 && !warp_a_group && !narrow;
         simt::reset_accumulated_report();
         expect_same(detail::simt_reduce_axis(x.data(), m, 0, op, 0, offset), expected_axis(x, m, 0, op),
                     what + " " + op_name<Op>());
         const auto& grids = simt::accumulated_report().grids;
         EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceColumns (vectors)"), vectors ? 1 : 0)
+            << what << " " << op_name<Op>();
+        EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceNarrowColumns"), narrow ? 1 : 0)
             << what << " " << op_name<Op>();
         if (sums) {
           EXPECT_GT(detail::simt_last_redone(), 0u) << what << ": column 10 was not redone";
