@@ -1017,11 +1017,16 @@ inline bool vec_columns_fit(const void* input, const Pieces& p) {
 // Where the bands stay few the vectors win: 16384 x 16384 exact float sums 274.9 against 258.8,
 // int32 max 251.4 against 249.0; 2^24 x 16 float max 262.4 against 254.3. So vectors are taken on
 // bands of at most kFoldPartials partials a thread of that fold, and a warp a group only for exact
-// sums.
+// sums. Nor are four words of half or bfloat16 minima and maxima where a word a lane would give
+// each warp a whole group (`lanes_warp_a_group`; the launchers pass it for words only): along 256
+// x 2^20 the four words make 4096 groups of one band, a sixth of them in the 792 blocks' last
+// round (138.5 us against 127.1 a word a lane, a warp a group). Float maxima's vectors on the same
+// shape (8192 groups on 1056 blocks) were as fast as a column a lane (252.3 against 254.7), and
+// in `reducelab bench` 1.3 points of the read ceiling faster, so 4- and 8-byte columns keep them.
 inline constexpr std::uint64_t kFoldPartials = 32;
 template <class Sem>
-inline bool vec_columns_pay(const ColumnShape& s) {
-  if (s.warp_per_group) return two_columns_v<Sem>;
+inline bool vec_columns_pay(const ColumnShape& s, bool lanes_warp_a_group) {
+  if (s.warp_per_group || lanes_warp_a_group) return two_columns_v<Sem>;
   return s.bands <= kFoldPartials * (kThreads / s.width);
 }
 

@@ -100,16 +100,24 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
         if (!s) return s;
       }
     }
+    // Whether reduceColumns over the columns read as E under S gives each warp a whole group.
+    const auto warp_a_group = [&]<class E, class S>(const Pieces& p, bool* yes) -> Status {
+      std::uint64_t held = 0;
+      if (Status s = blocks_held<reduceColumns<E, S>>(device, sms, &held); !s) return s;
+      *yes = column_shape<typename S::Acc>(p, held, held * kWarps).warp_per_group;
+      return {};
+    };
     // reduceColumns over the columns read as E under S: words of two half columns (PairExtremum,
     // PairSum) or vectors of columns (VecColumns), `p` counting them (agent_segments.cuh). With
-    // `vectors`, only where the launch's shape lets them pay (vec_columns_pay); *taken says whether
+    // `vectors`, only where the launch's shape lets them pay (vec_columns_pay; `lanes_group`: the
+    // kernel a column or a word a lane would give each warp a whole group); *taken says whether
     // it launched.
     const auto launch_columns = [&]<class E, class S>(const Pieces& p, const char* what, bool vectors = false,
-                                                      bool* taken = nullptr) -> Status {
+                                                      bool* taken = nullptr, bool lanes_group = false) -> Status {
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceColumns<E, S>>(device, sms, &held); !s) return s;
       const ColumnShape shape = column_shape<typename S::Acc>(p, held, held * kWarps);
-      if (vectors && !vec_columns_pay<S>(shape)) return {};
+      if (vectors && !vec_columns_pay<S>(shape, lanes_group)) return {};
       if (taken) *taken = true;
       const unsigned grid = pieces_grid(options, held, column_blocks(shape));
       reduceColumns<E, S><<<grid, kThreads, 0, stream>>>(reinterpret_cast<const E*>(input), shape,
@@ -128,8 +136,11 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
         if constexpr (vec_columns_v<std::uint32_t, P>) {
           using V = VecColumns<std::uint32_t, P>;
           if (vec_columns_fit<std::uint32_t, P>(input, words)) {
+            bool lanes_group = false;
+            if (Status s = warp_a_group.template operator()<std::uint32_t, P>(words, &lanes_group); !s) return s;
             const Status s = launch_columns.template operator()<typename V::Vec, V>(
-                column_vector_pieces(words, V::K), "launching reduceColumns (vectors of column pairs)", true, &four);
+                column_vector_pieces(words, V::K), "launching reduceColumns (vectors of column pairs)", true, &four,
+                lanes_group);
             if (!s) return s;
           }
         }

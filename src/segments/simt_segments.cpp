@@ -96,9 +96,11 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       }
     }
     // As on the GPU (device_segments.cuh), for a launch that holds 24 blocks.
-    const auto launch_columns = [&]<class E, class S>(const Pieces& p, const char* name, bool vectors = false) {
+    const auto warp_a_group = []<class S>(const Pieces& p) { return column_shape<typename S::Acc>(p, 24, 32).warp_per_group; };
+    const auto launch_columns = [&]<class E, class S>(const Pieces& p, const char* name, bool vectors = false,
+                                                      bool lanes_group = false) {
       const ColumnShape shape = column_shape<typename S::Acc>(p, 24, 32);
-      if (vectors && !vec_columns_pay<S>(shape)) return false;
+      if (vectors && !vec_columns_pay<S>(shape, lanes_group)) return false;
       DeviceBytes partials = device_copy(nullptr, 0, kColumnJobs * 32 * sizeof(typename S::Acc));
       poison(partials.get(), kColumnJobs * 32 * sizeof(typename S::Acc));
       DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
@@ -119,8 +121,8 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
         if constexpr (vec_columns_v<std::uint32_t, P>) {
           using V = VecColumns<std::uint32_t, P>;
           if (vec_columns_fit<std::uint32_t, P>(in, words))
-            four = launch_columns.template operator()<typename V::Vec, V>(column_vector_pieces(words, V::K),
-                                                                          "reduceColumns (vectors)", true);
+            four = launch_columns.template operator()<typename V::Vec, V>(
+                column_vector_pieces(words, V::K), "reduceColumns (vectors)", true, warp_a_group.template operator()<P>(words));
         }
         if (!four) launch_columns.template operator()<std::uint32_t, P>(words, "reduceColumns");
       }

@@ -314,11 +314,14 @@ void expect_special_columns_match_cpu() {
       simt::reset_accumulated_report();
       expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::max{}, 0, offset), expected_axis(x, m, 0, op::max{}),
                   what + " max");
-      // Maxima (and minima) read four words a lane where the words split into aligned vectors.
+      // Maxima (and minima) read four words a lane where the words split into aligned vectors,
+      // but not where a word a lane gives each warp a whole group (32 groups of 32 words on the
+      // emulator's 32 warps: 9 x 2048).
       const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+      const bool words_warp_a_group = (m.cols / 2 + 31) / 32 >= 32;
       const auto& grids = simt::accumulated_report().grids;
       EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceColumns (vectors)"),
-                offset == 0 && m.cols % 8 == 0 && pitch % 8 == 0 ? 1 : 0)
+                offset == 0 && m.cols % 8 == 0 && pitch % 8 == 0 && !words_warp_a_group ? 1 : 0)
           << what;
       expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::min{}, 0, offset), expected_axis(x, m, 0, op::min{}),
                   what + " min");
