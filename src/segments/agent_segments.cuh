@@ -228,7 +228,7 @@ __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, 
   const Index step = static_cast<Index>(kIn * lanes);
   Index k = lane;
   if constexpr (!kShort) {
-    // The rounds every lane takes whole, starting `rotate` rounds in (rotate_rounds).
+    // The rounds every lane takes whole, starting `rotate` rounds in.
     const Index rounds = vectors / step;
     if (rotate != 0 && rounds > 1) {
       Index j = static_cast<Index>(rotate % rounds);
