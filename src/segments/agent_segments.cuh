@@ -896,55 +896,38 @@ struct VecColumnsBase {
     typename Sem::Inner c[K];
   };
   struct Out {
-    typename Sem::Out v[K];
+    typename Sem::Out c[K];
   };
   static constexpr bool order_free = true;
   static constexpr bool has_atomic_combine = false;
-  RL_HD_INLINE static Acc identity() {
-    Acc a;
+  // R (Acc, Inner or Out) whose column j is f(j): each operation, column by column.
+  template <class R, class F>
+  RL_HD_INLINE static R each(F f) {
+    R r;
 #pragma unroll
-    for (unsigned j = 0; j < K; ++j) a.c[j] = Sem::identity();
-    return a;
+    for (unsigned j = 0; j < K; ++j) r.c[j] = f(j);
+    return r;
   }
-  RL_HD_INLINE static Inner inner_identity() {
-    Inner a;
-#pragma unroll
-    for (unsigned j = 0; j < K; ++j) a.c[j] = Sem::inner_identity();
-    return a;
-  }
+  RL_HD_INLINE static Acc identity() { return each<Acc>([](unsigned) { return Sem::identity(); }); }
+  RL_HD_INLINE static Inner inner_identity() { return each<Inner>([](unsigned) { return Sem::inner_identity(); }); }
   RL_HD_INLINE static Inner lift(const Vec& x, std::uint64_t index) {
-    Inner a;
-#pragma unroll
-    for (unsigned j = 0; j < K; ++j) a.c[j] = Sem::lift(x.v[j], index);
-    return a;
+    return each<Inner>([&](unsigned j) { return Sem::lift(x.v[j], index); });
   }
   RL_HD_INLINE static Acc combine(const Acc& a, const Acc& b) {
-    Acc r;
-#pragma unroll
-    for (unsigned j = 0; j < K; ++j) r.c[j] = Sem::combine(a.c[j], b.c[j]);
-    return r;
+    return each<Acc>([&](unsigned j) { return Sem::combine(a.c[j], b.c[j]); });
   }
   RL_HD_INLINE static Inner inner_combine(const Inner& a, const Inner& b) {
-    Inner r;
-#pragma unroll
-    for (unsigned j = 0; j < K; ++j) r.c[j] = Sem::inner_combine(a.c[j], b.c[j]);
-    return r;
+    return each<Inner>([&](unsigned j) { return Sem::inner_combine(a.c[j], b.c[j]); });
   }
   RL_HD_INLINE static Acc absorb(const Acc& a, const Inner& b) {
-    Acc r;
-#pragma unroll
-    for (unsigned j = 0; j < K; ++j) r.c[j] = Sem::absorb(a.c[j], b.c[j]);
-    return r;
+    return each<Acc>([&](unsigned j) { return Sem::absorb(a.c[j], b.c[j]); });
   }
 };
 template <class T, class Sem, bool kExact = is_exact_pieces<Sem>::value>
 struct VecColumns : VecColumnsBase<T, Sem, 16 / sizeof(T)> {
   using Base = VecColumnsBase<T, Sem, 16 / sizeof(T)>;
   RL_HD_INLINE static typename Base::Out finish(const typename Base::Acc& a, std::uint64_t n) {
-    typename Base::Out o;
-#pragma unroll
-    for (unsigned j = 0; j < Base::K; ++j) o.v[j] = Sem::finish(a.c[j], n);
-    return o;
+    return Base::template each<typename Base::Out>([&](unsigned j) { return Sem::finish(a.c[j], n); });
   }
 };
 // Exact sums and means: Column names one column's semantics, so that store_piece lists a lost
@@ -954,10 +937,7 @@ struct VecColumns<T, Sem, true> : VecColumnsBase<T, Sem, 2> {
   using Base = VecColumnsBase<T, Sem, 2>;
   using Column = Sem;
   __device__ __forceinline__ static typename Base::Out finish(const typename Base::Acc& a, std::uint64_t n) {
-    typename Base::Out o;
-#pragma unroll
-    for (unsigned j = 0; j < Base::K; ++j) o.v[j] = finish_column(a.c[j], n);
-    return o;
+    return Base::template each<typename Base::Out>([&](unsigned j) { return finish_column(a.c[j], n); });
   }
   // Out of line, as PairSum's: inlined per column, the mean's division costs the loop registers.
   __device__ __noinline__ static typename Sem::Out finish_column(typename Sem::Acc a, std::uint64_t n) {

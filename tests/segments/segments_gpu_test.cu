@@ -108,6 +108,13 @@ TYPED_TEST(SegmentsGpu, AxesHaveTheCpuBitsForEveryGridAndAlignment) {
   });
 }
 
+// The columns of x (axis 0) under each of `ops` on the GPU, against the CPU backend.
+template <class T, class... Ops>
+void expect_gpu_columns_have_cpu_bits(const std::vector<T>& x, Matrix m, Ops... ops) {
+  const std::string shape = std::to_string(m.rows) + "x" + std::to_string(m.cols);
+  (expect_gpu_axis_has_cpu_bits(x, m, 0, ops, type_name<T>() + " " + op_name<Ops>() + " " + shape), ...);
+}
+
 // Half and bfloat16 column minima, maxima, sums and means, two columns a word where they pair up
 // (the banded and the warp-per-group shapes, a pitch, an odd count and a misaligned input that do
 // not pair): special values in one column of a word and not the other, a bfloat16 column whose
@@ -115,17 +122,8 @@ TYPED_TEST(SegmentsGpu, AxesHaveTheCpuBitsForEveryGridAndAlignment) {
 template <class T>
 void expect_special_columns_on_gpu() {
   const std::vector<Matrix> ms{{300, 16, 0}, {4100, 64, 0}, {200, 33, 0}, {20, 1040, 1042}, {9, 1 << 20, 0}};
-  for (const Matrix m : ms) {
-    const auto x = special_columns<T>(m, 11 + m.cols);
-    auto check = [&](auto op, const char* name) {
-      expect_gpu_axis_has_cpu_bits(x, m, 0, op,
-                                   type_name<T>() + " " + name + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols));
-    };
-    check(op::max{}, "max");
-    check(op::min{}, "min");
-    check(op::sum{}, "sum");
-    check(op::mean{}, "mean");
-  }
+  for (const Matrix m : ms)
+    expect_gpu_columns_have_cpu_bits(special_columns<T>(m, 11 + m.cols), m, op::max{}, op::min{}, op::sum{}, op::mean{});
 }
 TEST(SegmentsGpu, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs) {
   REQUIRE_GPU();
@@ -142,19 +140,9 @@ TEST(SegmentsGpu, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs)
 template <class T>
 void expect_special_vector_columns_on_gpu() {
   const std::vector<Matrix> ms{{300, 16, 0}, {4100, 64, 0}, {33, 12, 0}, {20, 1040, 1044}, {9, 1 << 20, 0}, {31, 20, 22}};
-  for (const Matrix m : ms) {
-    const auto x = special_float_columns<T>(m, 11 + m.cols);
-    auto check = [&](auto op, const char* name) {
-      expect_gpu_axis_has_cpu_bits(x, m, 0, op,
-                                   type_name<T>() + " " + name + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols));
-    };
-    check(op::max{}, "max");
-    check(op::min{}, "min");
-    check(op::argmax{}, "argmax");
-    check(op::argmin{}, "argmin");
-    check(op::sum{}, "sum");
-    check(op::mean{}, "mean");
-  }
+  for (const Matrix m : ms)
+    expect_gpu_columns_have_cpu_bits(special_float_columns<T>(m, 11 + m.cols), m, op::max{}, op::min{}, op::argmax{},
+                                     op::argmin{}, op::sum{}, op::mean{});
 }
 TEST(SegmentsGpu, FloatColumnsInVectorsSeeNaNsInfinitiesSignedZerosAndTies) {
   REQUIRE_GPU();
