@@ -1,7 +1,9 @@
 // rows_probe: reduceRowGroups (src/segments/agent_segments.cuh) with other lanes per row than
 // plan_pieces gives it, beside the library's reduce_axis, on device 0. Each call is timed cold
 // (behind an L2 flush, median of R) and its output compared bit for bit with reduce_axis's.
-//   rows_probe [repeats=10] [16: rows of 16 elements (2^24 of them), of 256, and of 32 to 128]
+//   rows_probe [repeats=10] [16: rows of 16 elements (2^24 of them), of 256, and of 32 to 128;
+//                            half: half maxima of rows of 32 to 512, reduceFreeRows two or four
+//                            vectors a lane]
 // Rows of 256 and of 64 elements (2^28 elements in all; 2^27 for double), the max of int32, float,
 // half and double and the int32 sum, lanes from 1 to 32. "lib" is reduce_axis as shipped; the
 // lanes it picks are printed beside it.
@@ -28,6 +30,7 @@ const char* name_of() {
   if constexpr (std::is_same_v<T, int>) return "int32";
   else if constexpr (std::is_same_v<T, float>) return "float";
   else if constexpr (std::is_same_v<T, double>) return "double";
+  else if constexpr (std::is_same_v<T, reducelab::bfloat16>) return "bf16";
   else return "half";
 }
 
@@ -92,6 +95,26 @@ void free_rows_variant(const L2Flush& flush, const T* x, std::uint64_t rows, std
               std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "" : " (BAD)");
 }
 
+// The library's reduceFreeRows with `lanes` lanes a row and kPer vectors a lane.
+template <class T, class Op, unsigned kPer>
+void lib_free_rows_variant(const L2Flush& flush, const T* x, const Pieces& p, unsigned lanes, int repeats,
+                           const std::vector<result_t<T, Op>>& want, result_t<T, Op>* out, unsigned long long* redo) {
+  using Sem = piece_semantics_t<T, Op>;
+  using R = result_t<T, Op>;
+  auto k = reduceFreeRows<T, Sem, kPer>;
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, k));
+  const FreeRows shape{lanes, kPer};
+  const unsigned grid = static_cast<unsigned>((p.count + free_rows_per_block(shape) - 1) / free_rows_per_block(shape));
+  CK(cudaMemset(out, 0xff, p.count * sizeof(R)));
+  const float us = cold_us(flush, [&] { k<<<grid, kThreads>>>(x, p, lanes, out, redo); }, repeats);
+  CK(cudaGetLastError());
+  std::vector<R> got(p.count);
+  CK(cudaMemcpy(got.data(), out, p.count * sizeof(R), cudaMemcpyDeviceToHost));
+  std::printf("  reduceFreeRows %u lanes x %u vectors: %.1f us (regs %d)%s", lanes, kPer, us, attr.numRegs,
+              std::memcmp(got.data(), want.data(), p.count * sizeof(R)) == 0 ? "" : " (BAD)");
+}
+
 template <class T, class Op>
 void probe(const L2Flush& flush, std::uint64_t rows, std::uint64_t cols, int repeats) {
   using Sem = piece_semantics_t<T, Op>;
@@ -118,9 +141,9 @@ void probe(const L2Flush& flush, std::uint64_t rows, std::uint64_t cols, int rep
   check(current_sm_count(&device, &sms));
   std::uint64_t held = 0;
   check(blocks_held<reduceRowGroups<T, Sem>>(device, sms, &held));
-  std::printf("%-6s %-3s %7llu x %-4llu lib %7.1f us (lanes %u, %s)", name_of<T>(), std::is_same_v<Op, op::max> ? "max" : "sum",
+  std::printf("%-6s %-3s %7llu x %-4llu lib %7.1f us (lanes %u, %s)", name_of<T>(), std::is_same_v<Op, op::max> ? "max" : std::is_same_v<Op, op::min> ? "min" : "sum",
               static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), lib_us, plan.lanes,
-              plan.row_groups ? "row groups" : "another kernel");
+              free_rows_shape<T, Sem>(x, p).lanes != 0 ? "free rows" : plan.row_groups ? "row groups" : "another kernel");
   std::vector<R> want(rows), got(rows);
   CK(cudaMemcpy(want.data(), lib, rows * sizeof(R), cudaMemcpyDeviceToHost));
   const std::uint64_t vectors = (cols + Shape<T>::kVec - 1) / Shape<T>::kVec;
@@ -135,6 +158,11 @@ void probe(const L2Flush& flush, std::uint64_t rows, std::uint64_t cols, int rep
     CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
     const bool same = std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0;
     std::printf("  %u:%.1f%s", lanes, us, same ? "" : "(BAD)");
+  }
+  if (cols % Shape<T>::kVec == 0 && sizeof(T) == 2 && vectors >= 4) {  // 16-bit minima and maxima as words
+    std::printf("\n");
+    lib_free_rows_variant<T, Op, 2>(flush, x, p, static_cast<unsigned>(vectors / 2), repeats, want, out, redo);
+    lib_free_rows_variant<T, Op, 4>(flush, x, p, static_cast<unsigned>(vectors / 4), repeats, want, out, redo);
   }
   if (cols % Shape<T>::kVec == 0 && (cols == 16 || cols == 256) && sizeof(T) >= 4) {
     std::printf("\n");
@@ -170,6 +198,12 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s; cold, median of %d, us; lanes:time per row-group launch\n", prop.name, repeats);
   L2Flush flush(prop);
+  if (argc > 2 && std::strcmp(argv[2], "half") == 0) {  // 16-bit maxima of rows of 32 to 512 halves
+    for (const std::uint64_t cols : {256, 32, 64, 128, 512})
+      probe<reducelab::half, op::max>(flush, (std::uint64_t(1) << 28) / cols, cols, repeats);
+    probe<reducelab::bfloat16, op::min>(flush, std::uint64_t(1) << 20, 256, repeats);
+    return 0;
+  }
   if (argc > 2 && std::strcmp(argv[2], "16") == 0) {  // the listed shape 2^24 x 16
     probe<double, op::max>(flush, std::uint64_t(1) << 24, 16, repeats);
     probe<float, op::max>(flush, std::uint64_t(1) << 24, 16, repeats);

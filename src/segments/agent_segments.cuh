@@ -379,6 +379,20 @@ inline bool singles_fit(const T* input, const typename Sem::Out* output, const P
          reinterpret_cast<std::uintptr_t>(output + singles_head<T, Sem>(input, p.count)) % 16 == 0;
 }
 
+// The results output[first...] that one 4- or 8-byte Word holds (output + first aligned to it),
+// in one store.
+template <class Word, class Out>
+__device__ __forceinline__ void store_word(rl::gmem<Out> output, std::uint64_t first, Word word) {
+  static_assert(sizeof(Word) % sizeof(Out) == 0, "whole results");
+#if RL_SIMT
+  const simt::ptr<Word> to(reinterpret_cast<Word*>(output.get() + first), output.region_base(), output.region_bytes(),
+                           output.space());
+  to[0] = word;
+#else
+  *reinterpret_cast<Word*>(output + first) = word;
+#endif
+}
+
 // kN results at output[first...] (16-byte aligned; kN results fill whole 16-byte chunks), one
 // 16-byte store a chunk.
 template <class Out, unsigned kN>
@@ -1884,14 +1898,91 @@ __device__ __forceinline__ void packed_row(const T* e, std::uint64_t r, rl::gmem
   }
 }
 
-// The kVec / kLength rows of vector k (already loaded in v).
+// Whether the results of a vector's rows are written together (packed_vector_rows): two or more
+// rows a vector whose results fill 4, 8 or 16 bytes, from a window or a plain fold (exact pairs
+// may list a row for the redo instead).
+template <class T, class Sem, unsigned kLength>
+inline constexpr unsigned kPackedResultBytes = Shape<T>::kVec / kLength * sizeof(typename Sem::Out);
+template <class T, class Sem, unsigned kLength>
+inline constexpr bool packed_results_together_v =
+    Shape<T>::kVec / kLength >= 2 &&
+    (kPackedResultBytes<T, Sem, kLength> == 4 || kPackedResultBytes<T, Sem, kLength> == 8 ||
+     kPackedResultBytes<T, Sem, kLength> == 16) &&
+    (window_sums_v<T, Sem> || (!is_exact_pieces<Sem>::value && !two_columns_v<Sem>));
+
+// The kVec / kLength rows of vector k (already loaded in v). Their results go out as one 4-, 8-
+// or 16-byte store where the output allows it: a store a row wrote every other slot of the
+// warp's span, and exact sums along 2^26 x 4 halves took 225.4 us that way against 195.6 (H200,
+// two calls; the second machine read 2 % slower).
 template <class T, class Sem, unsigned kLength>
 __device__ __forceinline__ void packed_vector_rows(const Vec<T>& v, std::uint64_t k, rl::gmem<const T> input,
                                                    rl::gmem<typename Sem::Out> output,
                                                    rl::gmem<unsigned long long> redo) {
   constexpr unsigned kRows = Shape<T>::kVec / kLength;
+  if constexpr (packed_results_together_v<T, Sem, kLength>) {
+    constexpr unsigned kBytes = kPackedResultBytes<T, Sem, kLength>;
+    if (misalignment16<typename Sem::Out>(output) % kBytes == 0) {
+      typename Sem::Out out[kRows];
+      bool plain = true;  // every row's result known here
+#pragma unroll
+      for (unsigned i = 0; i < kRows; ++i) {
+        const T* e = v.v + i * kLength;
+        if constexpr (window_sums_v<T, Sem>) {
+          WindowSum w = window_identity();
+          window_add_batch<kLength>(w, e);
+          const bool exact = window_is_exact<T>(w, kLength);
+          plain = plain && exact;
+          out[i] = Sem::finish_exact(exact ? w.s : 0.0, kLength);  // finish_exact takes only a window's exact sum
+        } else {
+          out[i] = Sem::finish(absorb_elements<Sem, kLength>(Sem::identity(), e, [](unsigned j) { return std::uint64_t(j); }),
+                               kLength);
+        }
+      }
+      if (plain) {
+        if constexpr (kBytes == 16) {
+          store_results<typename Sem::Out, kRows>(output, k * kRows, out);
+        } else {
+          std::conditional_t<kBytes == 4, std::uint32_t, unsigned long long> word;
+          memcpy(&word, out, sizeof word);
+          store_word(output, k * kRows, word);
+        }
+        return;
+      }
+    }
+  }
 #pragma unroll
   for (unsigned i = 0; i < kRows; ++i) packed_row<T, Sem, kLength>(v.v + i * kLength, k * kRows + i, input, output, redo);
+}
+
+// A loaded vector as a thread holds it until it is used: 16-bit elements as four words (a Vec of
+// them is split into a register an element as the load arrives, which waits for it, so that a
+// thread's loads went out one after another; maxima along 2^26 x 4 halves 184.4 -> 169.7 us,
+// H200), others as the Vec. load_held loads vector k of the
+// input when `live` (otherwise words are zeros and a Vec is left as it was); as_vec gives the
+// elements back.
+struct Words {
+  std::uint32_t w[4];
+};
+template <class T>
+using Held = std::conditional_t<is_half_like<T>, Words, Vec<T>>;
+template <class T>
+__device__ __forceinline__ void load_held(rl::gmem<const T> input, std::uint64_t k, bool live, Held<T>& h) {
+  if constexpr (is_half_like<T>) {
+    load_words(input, live ? k * Shape<T>::kVec : 0, live, h.w);
+  } else {
+    // Left as it was when not live (the callers skip such vectors), as the kernels loaded before.
+    if (live) h = load_vec(input, k * Shape<T>::kVec);
+  }
+}
+template <class T>
+__device__ __forceinline__ Vec<T> as_vec(const Held<T>& h) {
+  if constexpr (is_half_like<T>) {
+    Vec<T> v;
+    memcpy(static_cast<void*>(&v), h.w, sizeof v);
+    return v;
+  } else {
+    return h;
+  }
 }
 
 // Rows of kV whole vectors, a thread each (rows first, first + threads, ...), four vectors in
@@ -1902,21 +1993,22 @@ __device__ __forceinline__ void packed_whole_rows(rl::gmem<const T> input, std::
                                                   rl::gmem<unsigned long long> redo) {
   constexpr unsigned kVec = Shape<T>::kVec, kLength = kV * kVec, kRows = kV >= 4 ? 1 : 4 / kV;
   for (std::uint64_t r = first; r < rows; r += kRows * threads) {
-    Vec<T> v[kRows][kV];
+    Held<T> v[kRows][kV];
 #pragma unroll
     for (unsigned i = 0; i < kRows; ++i)
 #pragma unroll
-      for (unsigned k = 0; k < kV; ++k)
-        if (r + i * threads < rows) v[i][k] = load_vec(input, ((r + i * threads) * kV + k) * kVec);
+      for (unsigned k = 0; k < kV; ++k) load_held(input, (r + i * threads) * kV + k, r + i * threads < rows, v[i][k]);
 #pragma unroll
     for (unsigned i = 0; i < kRows; ++i) {
       const std::uint64_t row = r + i * threads;
       if (row >= rows) break;
       T e[kLength];
 #pragma unroll
-      for (unsigned k = 0; k < kV; ++k)
+      for (unsigned k = 0; k < kV; ++k) {
+        const Vec<T> x = as_vec<T>(v[i][k]);
 #pragma unroll
-        for (unsigned j = 0; j < kVec; ++j) e[k * kVec + j] = v[i][k].v[j];
+        for (unsigned j = 0; j < kVec; ++j) e[k * kVec + j] = x.v[j];
+      }
       packed_row<T, Sem, kLength>(e, row, input, output, redo);
     }
   }
@@ -1940,16 +2032,16 @@ __global__ void __launch_bounds__(kThreads)
     return;
   }
   for (std::uint64_t k = first; k < vectors; k += kIn * threads) {
-    Vec<T> v[kIn];
+    Held<T> v[kIn];
 #pragma unroll
-    for (unsigned q = 0; q < kIn; ++q)
-      if (k + q * threads < vectors) v[q] = load_vec(input, (k + q * threads) * kVec);
+    for (unsigned q = 0; q < kIn; ++q) load_held(input, k + q * threads, k + q * threads < vectors, v[q]);
 #pragma unroll
     for (unsigned q = 0; q < kIn; ++q) {
       if (k + q * threads >= vectors) break;
-      if (length == 2) packed_vector_rows<T, Sem, 2>(v[q], k + q * threads, input, output, redo);
-      else if (length == 4) packed_vector_rows<T, Sem, 4>(v[q], k + q * threads, input, output, redo);
-      else if constexpr (kVec >= 8) packed_vector_rows<T, Sem, 8>(v[q], k + q * threads, input, output, redo);
+      const Vec<T> x = as_vec<T>(v[q]);
+      if (length == 2) packed_vector_rows<T, Sem, 2>(x, k + q * threads, input, output, redo);
+      else if (length == 4) packed_vector_rows<T, Sem, 4>(x, k + q * threads, input, output, redo);
+      else if constexpr (kVec >= 8) packed_vector_rows<T, Sem, 8>(x, k + q * threads, input, output, redo);
     }
   }
   // The rows after the last whole vector (fewer than kVec / length), a thread each.
@@ -1974,7 +2066,8 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- Short rows of whole vectors, a few lanes each ---------------------------------------------
 // Min, max, argmin, argmax and integer sums and products of dense rows of 4 to 64 whole 16-byte
-// vectors (a power of two; 4- and 8-byte elements, the input and pitch 16-byte aligned): two
+// vectors (a power of two; 4- and 8-byte elements, and the min and max of 16-bit floats, the input
+// and pitch 16-byte aligned): two
 // vectors a lane, a row over half as many lanes as it has vectors, and each warp step loads both
 // its rows' vectors (four loads a lane) before it folds any, the way reduceCutRows reads exact
 // double sums; then a shuffle tree over the row's lanes. Rows of 128 vectors of 8-byte elements
@@ -1987,12 +2080,21 @@ __global__ void __launch_bounds__(kThreads)
 // and 249.1 against 293.4, 275.0 and 264.7 in reduceRowGroups, rows of 32 and 64 doubles 521.9
 // and 527.5 against 574.6 and 543.6. Rows of 128 doubles (64 vectors) stay in reduceRowGroups:
 // 543.2 us for 2^21 of them with 32 lanes of two vectors, against 521.5 with its 16 lanes.
+// Half and bfloat16 minima and maxima take it too, each vector loaded and folded as four words of
+// two keys (load_words, Extremum::absorb_words).
 template <class T, class Sem>
-inline constexpr bool free_rows_v = packed_order_free_v<T, Sem> && (sizeof(T) == 4 || sizeof(T) == 8);
+inline constexpr bool free_rows_v =
+    packed_order_free_v<T, Sem> &&
+    (sizeof(T) == 4 || sizeof(T) == 8 || (is_half_like<T> && requires(const std::uint32_t* w) { Sem::template absorb_words<4>(Sem::identity(), w); }));
 struct FreeRows {
   unsigned lanes = 0;  // a row's lanes; 0: not reduceFreeRows's rows
   unsigned per = 0;    // vectors a lane: 2, or 4
 };
+// Rows of up to 512 halves, four vectors a lane from 256 halves. H200, bench/rows_probe half, cold,
+// median of 10, µs, two vectors a lane against four: max of rows of 256 halves 126.0 / 124.5
+// (bfloat16 min 125.9 / 124.0), of 512 128.1 / 122.3, of 128 127.4 / 131.2, of 64 128.8 /
+// 139.9; reduceRowGroups took 151.5, 144.4, 167.1 and 164.6 at its best lanes.
+inline constexpr std::uint64_t kFreeRowsHalfVectors = 64, kFreeRowsHalfQuarter = 32;
 template <class T, class Sem>
 inline FreeRows free_rows_shape(const void* input, const Pieces& p) {
   if constexpr (free_rows_v<T, Sem>) {
@@ -2000,8 +2102,9 @@ inline FreeRows free_rows_shape(const void* input, const Pieces& p) {
     if (p.offsets || p.stride != 1 || p.length % kVec != 0 || row_load_bytes<T>(input, p) != 16) return {};
     const std::uint64_t vectors = p.length / kVec;
     if (sizeof(T) == 8 && vectors == 128) return {32, 4};
-    const std::uint64_t most = sizeof(T) == 8 ? 32 : 64;
+    const std::uint64_t most = sizeof(T) == 8 ? 32 : sizeof(T) == 4 ? 64 : kFreeRowsHalfVectors;
     if (vectors < 4 || vectors > most || (vectors & (vectors - 1)) != 0) return {};
+    if (sizeof(T) == 2 && vectors >= kFreeRowsHalfQuarter) return {static_cast<unsigned>(vectors / 4), 4};
     return {static_cast<unsigned>(vectors / 2), 2};
   } else {
     (void)input, (void)p;
@@ -2027,21 +2130,34 @@ __global__ void __launch_bounds__(kThreads, 4)
   const std::uint64_t warps = std::uint64_t(gridDim.x) * kWarps;
   for (std::uint64_t base = warp * rows_per_step; base < pieces.count; base += warps * rows_per_step) {
     const std::uint64_t first = base + lane / lanes;  // this lane's row i: first + i * rows_per_warp
-    Vec<T> v[kLoads];
+    Held<T> v[kLoads];  // 16-bit elements as words
 #pragma unroll
-    for (unsigned q = 0; q < kLoads; ++q)
-      v[q] = load_whole(input, pieces, first + (q / kPer) * rows_per_warp, (sub + std::uint64_t(q % kPer) * lanes) * kVec);
+    for (unsigned q = 0; q < kLoads; ++q) {
+      const std::uint64_t r = first + (q / kPer) * rows_per_warp, k = sub + std::uint64_t(q % kPer) * lanes;
+      // Other types as before: with the words' loader, double maxima of rows of 256 took 613 us
+      // against 479 (H200).
+      if constexpr (is_half_like<T>) load_held(input + (r < pieces.count ? r : 0) * pieces.step, k, r < pieces.count, v[q]);
+      else v[q] = load_whole(input, pieces, r, k * kVec);
+    }
 #pragma unroll
     for (unsigned i = 0; i < kRows; ++i) {
       const std::uint64_t r = first + i * rows_per_warp;
-      typename Sem::Inner in = Sem::inner_identity();
+      typename Sem::Acc a = Sem::identity();
+      if constexpr (is_half_like<T>) {  // the row's words, two keys each
+        std::uint32_t w[kPer * 4];
 #pragma unroll
-      for (unsigned q = 0; q < kPer; ++q) {
-        const std::uint64_t at = (sub + std::uint64_t(q) * lanes) * kVec;
+        for (unsigned q = 0; q < kPer * 4; ++q) w[q] = v[i * kPer + q / 4].w[q % 4];
+        a = Sem::template absorb_words<kPer * 4>(a, w);
+      } else {
+        typename Sem::Inner in = Sem::inner_identity();
 #pragma unroll
-        for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(v[i * kPer + q].v[j], at + j));
+        for (unsigned q = 0; q < kPer; ++q) {
+          const std::uint64_t at = (sub + std::uint64_t(q) * lanes) * kVec;
+#pragma unroll
+          for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(as_vec<T>(v[i * kPer + q]).v[j], at + j));
+        }
+        a = Sem::absorb(a, in);
       }
-      typename Sem::Acc a = Sem::absorb(Sem::identity(), in);
       for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) a = Sem::combine(a, shuffle_down(a, offset));
       if (sub == 0 && r < pieces.count) store_piece<Sem>(output, r, a, pieces.length, redo);  // rows past the last: zeros, unwritten
     }
@@ -2049,10 +2165,10 @@ __global__ void __launch_bounds__(kThreads, 4)
 }
 
 // Calls f.template operator()<reduceFreeRows<T, Sem, per>>() for free_rows_shape's `per` (the GPU
-// and SIMT launchers share it); four vectors a lane only for 8-byte elements.
+// and SIMT launchers share it); four vectors a lane only for 8- and 2-byte elements.
 template <class T, class Sem, class F>
 inline decltype(auto) with_free_rows_kernel(const FreeRows& shape, F&& f) {
-  if constexpr (sizeof(T) == 8) {
+  if constexpr (sizeof(T) == 8 || sizeof(T) == 2) {
     if (shape.per == 4) return f.template operator()<reduceFreeRows<T, Sem, 4>>();
   }
   return f.template operator()<reduceFreeRows<T, Sem, 2>>();

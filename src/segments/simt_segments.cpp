@@ -31,6 +31,7 @@ void poison(void* p, std::size_t bytes) { std::memset(p, kPoison, bytes); }
 
 thread_local std::uint64_t last_redone = 0;
 unsigned forced_group = 0;  // reduceSegmentGroups' group size, 0: as the GPU picks it
+unsigned output_shift = 0;  // elements the output lies past its allocation's start
 unsigned warp_each_blocks = 0;  // the most blocks a launch of reduceSegmentsWarpEach has, 0: kWarpEachBlocks
 
 template <class T, class Op>
@@ -44,9 +45,10 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   const std::size_t offset_bytes = pieces.offsets ? pieces.count * sizeof(std::int64_t) : 0;
   DeviceBytes b = device_copy(begin, offset_bytes), e = device_copy(end, offset_bytes);
   std::vector<Out> host_out(pieces.count);
-  DeviceBytes output = device_copy(host_out.data(), pieces.count * sizeof(Out));
+  DeviceBytes output = device_copy(host_out.data(), pieces.count * sizeof(Out), output_shift * sizeof(Out));
   if (pieces.count == 0) return host_out;
-  poison(output.get(), pieces.count * sizeof(Out));
+  auto* out = static_cast<Out*>(output.get()) + output_shift;
+  poison(out, pieces.count * sizeof(Out));
   DeviceBytes redo_bytes = device_copy(nullptr, 0, (kRedoSlots + 2) * sizeof(unsigned long long));
   auto* redo = static_cast<unsigned long long*>(redo_bytes.get());
   poison(redo + 2, kRedoSlots * sizeof(unsigned long long));  // the slots; the count and ticket are zero
@@ -63,7 +65,6 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   const auto* in = static_cast<const T*>(input.get()) + offset;
   const auto* bp = static_cast<const std::int64_t*>(b.get());
   const auto* ep = static_cast<const std::int64_t*>(e.get());
-  auto* out = static_cast<Out*>(output.get());
   simt::LaunchConfig cfg{};
   cfg.block = dim3(kThreads);
   // A small grid keeps the emulator quick; any grid gives the same bits.
@@ -256,7 +257,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     rl::launch(reduceRedoPieces<T, Out, Sem::kMean>, cfg, in, pieces, bp, ep, redo, out);
     if (redo[0] != 0 || redo[1] != 0) throw std::logic_error("reduceRedoPieces left the redo list set");
   }
-  std::memcpy(static_cast<void*>(host_out.data()), output.get(), pieces.count * sizeof(Out));
+  std::memcpy(static_cast<void*>(host_out.data()), out, pieces.count * sizeof(Out));
   return host_out;
 }
 }  // namespace
@@ -278,6 +279,12 @@ unsigned simt_limit_long_slots(unsigned slots) {
 unsigned simt_limit_warp_each_blocks(unsigned blocks) {
   const unsigned before = warp_each_blocks;
   warp_each_blocks = blocks;
+  return before;
+}
+
+unsigned simt_shift_output(unsigned elements) {
+  const unsigned before = output_shift;
+  output_shift = elements;
   return before;
 }
 

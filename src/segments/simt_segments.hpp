@@ -39,4 +39,9 @@ unsigned simt_limit_warp_each_blocks(unsigned blocks);
 // chosen from the count, as on the GPU); returns the setting before.
 unsigned simt_force_segment_group(unsigned group);
 
+// Places the output of the next calls `elements` results past its allocation's start (which is
+// 16-byte aligned), so that tests reach the kernels' paths for an output off a word boundary;
+// returns the setting before.
+unsigned simt_shift_output(unsigned elements);
+
 }  // namespace reducelab::detail

@@ -343,23 +343,11 @@ TEST(CutRows, DoubleRowsCutOnTheirGridAreExact) {
 // subnormals and ordinary values have the CPU backend's bits along both axes, at every grid.
 template <class T>
 void expect_16bit_extrema() {
-  const std::vector<std::uint16_t> specials = std::is_same_v<T, half>
-      ? std::vector<std::uint16_t>{0x7e00, 0xfe01, 0x7c00, 0xfc00, 0x0000, 0x8000, 0x0001, 0x8001, 0x3c00, 0xbc00}
-      : std::vector<std::uint16_t>{0x7fc0, 0xffc1, 0x7f80, 0xff80, 0x0000, 0x8000, 0x0001, 0x8001, 0x3f80, 0xbf80};
-  for (const std::uint64_t cols : {std::uint64_t(16), std::uint64_t(37), std::uint64_t(300)}) {
+  // 4 to 16 columns: a vector's rows or a row's vectors a thread (reducePackedRows); 64 and 256:
+  // reduceFreeRows; both hold the loaded vectors as words.
+  for (const std::uint64_t cols : {4, 8, 16, 37, 64, 256, 300}) {
     const std::uint64_t rows = 97;
-    std::vector<T> x(rows * cols);
-    std::uint64_t state = 12345 + cols;
-    for (std::uint64_t i = 0; i < x.size(); ++i) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      const std::uint32_t r = static_cast<std::uint32_t>(state >> 33);
-      // Most rows ordinary; some hold one special (its position varies), a few only zeros.
-      const std::uint64_t row = i / cols;
-      std::uint16_t bits = static_cast<std::uint16_t>(r & 0x3bff) | static_cast<std::uint16_t>((r >> 16) & 0x8000);
-      if (row % 3 == 1 && (r >> 20) % cols == 0) bits = specials[(row / 3 + (r >> 8)) % specials.size()];
-      if (row % 11 == 5) bits = (r & 1) ? 0x8000 : 0x0000;
-      x[i].bits = bits;
-    }
+    const std::vector<T> x = special_16bit_rows<T>(rows, cols);
     for (int axis : {0, 1})
       for (unsigned grid : {0u, 2u}) {
         const Matrix m{rows, cols, 0};
@@ -768,10 +756,11 @@ TEST(PackedRows, ExactSumsOfRowsInOneVectorHaveTheCpuBits) {
   expect_packed_rows<bfloat16>();
   expect_packed_rows<float>();
 }
-// Maxima and minima of dense rows of 4 to 64 whole vectors of 4-byte elements (4 to 32, and 128,
-// of 8-byte ones) take reduceFreeRows (two vectors a lane, four for 128; every load of a step
-// issued first): the CPU backend's bits, each sector of the input asked for once, and one store
-// per row; a start off a 16-byte boundary keeps reduceRowGroups, and so do rows of 128 doubles.
+// Maxima and minima of dense rows of 4 to 64 whole vectors of 2- and 4-byte elements (4 to 32,
+// and 128, of 8-byte ones) take reduceFreeRows (two vectors a lane, four for 128; every load of a
+// step issued first; 16-bit floats as words): the CPU backend's bits, each sector of the input
+// asked for once, and one store per row; a start off a 16-byte boundary keeps reduceRowGroups,
+// and so do rows of 128 doubles and of 2 or 128 vectors of halves.
 template <class T>
 void expect_free_rows(std::uint64_t cols, bool taken = true) {
   const std::uint64_t rows = 2048;
@@ -802,6 +791,11 @@ TEST(FreeRows, ShortRowsOfMaximaReadEachSectorOnce) {
   expect_free_rows<double>(128, false);
   expect_free_rows<double>(256);
   expect_free_rows<std::uint64_t>(256);
+  expect_free_rows<half>(256);
+  expect_free_rows<half>(512);
+  expect_free_rows<bfloat16>(32);
+  expect_free_rows<half>(16, false);
+  expect_free_rows<bfloat16>(1024, false);
 }
 
 TEST(PackedRows, RowsOfFourHalvesTakeOneWarpAccessPer512Bytes) {
@@ -815,11 +809,48 @@ TEST(PackedRows, RowsOfFourHalvesTakeOneWarpAccessPer512Bytes) {
     const auto counts = recorded_axis(x, m, 1, op, &got);
     expect_same(got, expected_axis(x, m, 1, op), std::string("half ") + name + ", 4 columns");
     const std::uint64_t accesses = counts.outside.global_accesses + counts.totals.global_accesses;
-    // Loads: a warp's 32 vectors (512 bytes, 64 rows) at once; stores: one per warp and row of a vector.
-    EXPECT_LE(accesses, rows * cols * sizeof(half) / 512 + rows / 32 + 64) << name;
+    // Loads: a warp's 32 vectors (512 bytes, 64 rows) at once; stores: one per warp and vector,
+    // the two rows' results in one word (a store a row: rows / 32).
+    EXPECT_LE(accesses, rows * cols * sizeof(half) / 512 + rows / 64 + 64) << name;
   };
   check(op::sum{}, "sum");
   check(op::max{}, "max");
+}
+
+// A vector's rows of 2 or 4 halves write their results in one store of 4, 8 or 16 bytes; an
+// output off that boundary takes a store a row, and so does a vector with a row the window cannot
+// vouch for (an infinity, a NaN). All have the CPU backend's bits.
+TEST(PackedRows, TheResultsOfAVectorsRowsGoOutTogetherOrOneByOne) {
+  for (const std::uint64_t cols : {2, 4})
+    for (const unsigned shift : {0u, 1u, 2u, 3u}) {
+      const std::uint64_t rows = 1000;
+      const Matrix m{rows, cols, 0};
+      auto x = random_input<half>(rows * cols, 5 + cols);
+      x[7 * cols].bits = 0x7c00;      // +inf
+      x[100 * cols + 1].bits = 0x7e00;  // NaN
+      const unsigned before = detail::simt_shift_output(shift);
+      const std::string what = "half, " + std::to_string(cols) + " columns, output " + std::to_string(shift) + " past a word";
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}), expected_axis(x, m, 1, op::sum{}), "sum " + what);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::max{}), expected_axis(x, m, 1, op::max{}), "max " + what);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::min{}, 3), expected_axis(x, m, 1, op::min{}), "min " + what);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}), expected_axis(x, m, 1, op::mean{}), "mean " + what);
+      detail::simt_shift_output(before);
+    }
+  // The maxima of rows of 4 halves: an output one half past a 4-byte boundary takes a store per
+  // row, twice the stores of the aligned one (which the SIMT backend cannot fault on its own).
+  const std::uint64_t rows = 16384;
+  const Matrix m{rows, 4, 0};
+  const auto x = random_input<half>(rows * 4, 3);
+  std::uint64_t accesses[2] = {};
+  for (const unsigned shift : {0u, 1u}) {
+    const unsigned before = detail::simt_shift_output(shift);
+    std::vector<half> got;
+    const auto counts = recorded_axis(x, m, 1, op::max{}, &got);
+    detail::simt_shift_output(before);
+    expect_same(got, expected_axis(x, m, 1, op::max{}), "half max, output " + std::to_string(shift) + " past a word");
+    accesses[shift] = counts.outside.global_accesses + counts.totals.global_accesses;
+  }
+  EXPECT_GE(accesses[1], accesses[0] + rows / 64 - 16);  // a warp's 64 rows: one store more
 }
 
 // Short rows read coalesced: rows of 4 and 256 floats, packed, a few lanes each: every warp load

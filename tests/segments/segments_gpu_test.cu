@@ -131,6 +131,61 @@ TEST(SegmentsGpu, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs)
   expect_special_columns_on_gpu<bfloat16>();
 }
 
+// Rows of 2 and 4 halves write a vector's results in one store of 4, 8 or 16 bytes when the
+// output allows it, a store a row when it lies 1 to 3 results past that boundary (an unaligned
+// wide store would fault here): the CPU backend's bits either way, rows with an infinity and a
+// NaN among them. The SIMT twin is PackedRows.TheResultsOfAVectorsRowsGoOutTogetherOrOneByOne.
+template <class Op>
+void expect_packed_results_at(const std::vector<half>& x, Matrix m, Op op, unsigned shift) {
+  using R = result_t<half, Op>;
+  std::vector<R> want(m.rows);
+  ASSERT_TRUE(cpu::reduce_axis(x.data(), m, 1, op, want.data()).ok());
+  DeviceBuffer<half> d(x.data(), x.size());
+  const auto init = poison<R>(m.rows);
+  DeviceBuffer<R> out(init.data(), m.rows, shift);
+  const Status st = reduce_axis(d.data, m, 1, op, out.data, nullptr, {});
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  expect_same(out.read(m.rows), want,
+              std::string(op_name<Op>()) + " " + std::to_string(m.cols) + " columns, output " + std::to_string(shift) + " past");
+}
+TEST(SegmentsGpu, AVectorsRowResultsGoOutTogetherOrOneByOne) {
+  REQUIRE_GPU();
+  for (const std::uint64_t cols : {2, 4}) {
+    const Matrix m{100003, cols, 0};
+    auto x = random_input<half>(m.rows * cols, 41 + cols);
+    x[7 * cols].bits = 0x7c00;
+    x[1000 * cols + 1].bits = 0x7e00;
+    for (const unsigned shift : {0u, 1u, 2u, 3u}) {
+      expect_packed_results_at(x, m, op::sum{}, shift);
+      expect_packed_results_at(x, m, op::mean{}, shift);
+      expect_packed_results_at(x, m, op::max{}, shift);
+    }
+  }
+}
+
+// Half and bfloat16 row minima and maxima: rows of 8 to 64 whole vectors are read as words of two
+// keys (reduceFreeRows), rows of 4 and 16 a vector or a row a thread (reducePackedRows), a row of
+// 37 or off a 16-byte boundary element by element; NaNs of both
+// signs, infinities, signed zeros and subnormals, every grid, against the CPU backend. The SIMT
+// twin is SixteenBitExtrema.TwoPerWordHaveTheCpuBits.
+template <class T>
+void expect_16bit_row_extrema_on_gpu() {
+  for (const std::uint64_t cols : {4, 16, 37, 64, 256, 512})
+    for (const std::uint64_t rows : {97, 4099}) {
+      const Matrix m{rows, cols, 0};
+      const auto x = special_16bit_rows<T>(rows, cols);
+      const std::string what = type_name<T>() + " " + std::to_string(rows) + "x" + std::to_string(cols);
+      expect_gpu_axis_has_cpu_bits(x, m, 1, op::max{}, "max " + what);
+      expect_gpu_axis_has_cpu_bits(x, m, 1, op::min{}, "min " + what);
+    }
+}
+TEST(SegmentsGpu, HalfRowsAsWordsSeeNaNsInfinitiesAndSignedZeros) {
+  REQUIRE_GPU();
+  expect_16bit_row_extrema_on_gpu<half>();
+  expect_16bit_row_extrema_on_gpu<bfloat16>();
+}
+
 // Float and double column minima and maxima (a 16-byte vector of columns a lane) and exact float
 // sums and means (two columns a lane) where the columns split into aligned vectors (banded, a warp
 // per group of vectors, a pitch), a column a lane where they do not (a pitch off the vector, a

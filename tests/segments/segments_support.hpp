@@ -120,6 +120,28 @@ std::vector<T> special_float_columns(Matrix m, std::uint64_t seed) {
   return x;
 }
 
+// rows x cols half or bfloat16 elements for their min and max: ordinary values of both signs, and
+// in every third row, at a place that varies, one special (NaNs of both signs, infinities, signed
+// zeros, subnormals, +-1); every eleventh row only zeros of either sign.
+template <class T>
+std::vector<T> special_16bit_rows(std::uint64_t rows, std::uint64_t cols) {
+  const std::vector<std::uint16_t> specials = std::is_same_v<T, half>
+      ? std::vector<std::uint16_t>{0x7e00, 0xfe01, 0x7c00, 0xfc00, 0x0000, 0x8000, 0x0001, 0x8001, 0x3c00, 0xbc00}
+      : std::vector<std::uint16_t>{0x7fc0, 0xffc1, 0x7f80, 0xff80, 0x0000, 0x8000, 0x0001, 0x8001, 0x3f80, 0xbf80};
+  std::vector<T> x(rows * cols);
+  std::uint64_t state = 12345 + cols;
+  for (std::uint64_t i = 0; i < x.size(); ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const std::uint32_t r = static_cast<std::uint32_t>(state >> 33);
+    const std::uint64_t row = i / cols;
+    std::uint16_t bits = static_cast<std::uint16_t>(r & 0x3bff) | static_cast<std::uint16_t>((r >> 16) & 0x8000);
+    if (row % 3 == 1 && (r >> 20) % cols == 0) bits = specials[(row / 3 + (r >> 8)) % specials.size()];
+    if (row % 11 == 5) bits = (r & 1) ? 0x8000 : 0x0000;
+    x[i].bits = bits;
+  }
+  return x;
+}
+
 // A matrix of half or bfloat16 (m.cols >= 14) whose column results turn on special values planted
 // in one column of a two-column word and not the other: a quiet NaN mid-column (column 2), a
 // negative NaN in the last row (5), +inf (6), -inf in the last row (7), +0 with -0 in two rows
