@@ -379,46 +379,39 @@ inline bool singles_fit(const T* input, const typename Sem::Out* output, const P
          reinterpret_cast<std::uintptr_t>(output + singles_head<T, Sem>(input, p.count)) % 16 == 0;
 }
 
-// The results output[first...] that one 4- or 8-byte Word holds (output + first aligned to it),
-// in one store.
-template <class Word, class Out>
-__device__ __forceinline__ void store_word(rl::gmem<Out> output, std::uint64_t first, Word word) {
-  static_assert(sizeof(Word) % sizeof(Out) == 0, "whole results");
-#if RL_SIMT
-  const simt::ptr<Word> to(reinterpret_cast<Word*>(output.get() + first), output.region_base(), output.region_bytes(),
-                           output.space());
-  to[0] = word;
-#else
-  *reinterpret_cast<Word*>(output + first) = word;
-#endif
-}
-
-// kN results at output[first...] (16-byte aligned; kN results fill whole 16-byte chunks), one
-// 16-byte store a chunk.
+// kN results at output[first...] in stores of min(kN * sizeof(Out), 16) bytes (output + first
+// aligned to that): one 4- or 8-byte store, or one 16-byte store a chunk.
 template <class Out, unsigned kN>
 __device__ __forceinline__ void store_results(rl::gmem<Out> output, std::uint64_t first, const Out (&o)[kN]) {
   constexpr unsigned kBytes = kN * sizeof(Out);
-  static_assert(kBytes % 16 == 0, "whole 16-byte chunks");
+  static_assert(kBytes == 4 || kBytes == 8 || kBytes % 16 == 0, "a word, or whole 16-byte chunks");
+  constexpr unsigned kChunk = kBytes < 16 ? kBytes : 16;
 #if RL_SIMT
-  struct alignas(16) Chunk {
-    unsigned char b[16];
+  struct alignas(kChunk) Chunk {
+    unsigned char b[kChunk];
   };
   const simt::ptr<Chunk> to(reinterpret_cast<Chunk*>(output.get() + first), output.region_base(),
                             output.region_bytes(), output.space());
-  Chunk c[kBytes / 16];
+  Chunk c[kBytes / kChunk];
   memcpy(c, o, kBytes);
 #pragma unroll
-  for (unsigned k = 0; k < kBytes / 16; ++k) to[k] = c[k];
+  for (unsigned k = 0; k < kBytes / kChunk; ++k) to[k] = c[k];
 #else
-  // __stcs: a 16-byte store (st.global.cs.v4), streamed past L1. A plain uint4 store came out of
-  // nvcc as four 4-byte stores, each lane 16 bytes from the next: no instruction wrote a whole
-  // 32-byte sector, and reduceSingles took 4190 us for float maxima along 1 x 2^28, about 4 ms a
-  // GB written whatever the type (H200), where a column a thread took 580.
-  std::uint32_t w[kBytes / 4];
-  memcpy(w, o, kBytes);
-  uint4* to = reinterpret_cast<uint4*>(output + first);
+  if constexpr (kBytes < 16) {
+    std::conditional_t<kBytes == 4, std::uint32_t, unsigned long long> w;
+    memcpy(&w, o, kBytes);
+    *reinterpret_cast<decltype(w)*>(output + first) = w;
+  } else {
+    // __stcs: a 16-byte store (st.global.cs.v4), streamed past L1. A plain uint4 store came out of
+    // nvcc as four 4-byte stores, each lane 16 bytes from the next: no instruction wrote a whole
+    // 32-byte sector, and reduceSingles took 4190 us for float maxima along 1 x 2^28, about 4 ms a
+    // GB written whatever the type (H200), where a column a thread took 580.
+    std::uint32_t w[kBytes / 4];
+    memcpy(w, o, kBytes);
+    uint4* to = reinterpret_cast<uint4*>(output + first);
 #pragma unroll
-  for (unsigned k = 0; k < kBytes / 16; ++k) __stcs(to + k, make_uint4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]));
+    for (unsigned k = 0; k < kBytes / 16; ++k) __stcs(to + k, make_uint4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]));
+  }
 #endif
 }
 
@@ -1939,13 +1932,7 @@ __device__ __forceinline__ void packed_vector_rows(const Vec<T>& v, std::uint64_
         }
       }
       if (plain) {
-        if constexpr (kBytes == 16) {
-          store_results<typename Sem::Out, kRows>(output, k * kRows, out);
-        } else {
-          std::conditional_t<kBytes == 4, std::uint32_t, unsigned long long> word;
-          memcpy(&word, out, sizeof word);
-          store_word(output, k * kRows, word);
-        }
+        store_results<typename Sem::Out, kRows>(output, k * kRows, out);
         return;
       }
     }
