@@ -23,8 +23,9 @@
 //                      sums, and the order-free operations that are not exact sums.
 //   reduceFreeRows     min, max, argmin, argmax and integer sums and products of dense rows of 4
 //                      to 64 whole vectors (4 to 32, and 128, for 8-byte elements; 4- and 8-byte
-//                      elements): two vectors a lane (four for 128), every load of a step issued
-//                      first (before reducePackedRows and reduceRowGroups).
+//                      elements; the min, max, exact sum and mean of halves): two or four vectors
+//                      a lane, every load of a step issued first (before reducePackedRows and
+//                      reduceRowGroups).
 //   reduceLongPieces   longer rows and segments: a block each (few rows of exact sums, minima
 //                      or maxima: eight loads in flight a thread).
 //   reduceWarpRows     longer rows (up to 64 KiB; float, half and bfloat16 rows of more than
@@ -791,19 +792,8 @@ struct RunningFold<std::uint32_t, PairSum<T, Sem>> {
   }
 };
 
-// Half columns: a plain double per column and no window. Every finite half is a multiple of
-// 2^-24 below 2^16, so any partial sum of up to kHalfChain = 2^13 of them is a double; an
-// infinity or NaN shows in the double itself (finite halves cannot carry it past DBL_MAX). Every
-// kHalfChain elements a column the doubles go into the columns' pairs (also NarrowRuns below),
-// through half_chain_into_pair: nothing to hand over while the sum is -0 (no element, or only
-// -0s).
-inline constexpr unsigned kHalfChain = 8192;
-template <class Sem>
-__device__ __forceinline__ typename Sem::Acc half_chain_into_pair(typename Sem::Acc p, double s) {
-  if (!finite_double(s)) return Sem::combine(p, special_pair(special_flag(s)));
-  if (bits_of_double(s) == 0x8000000000000000ull) return p;
-  return Sem::combine(p, typename Sem::Acc{s, 0.0});
-}
+// Half columns: a plain double per column and no window, handed to the columns' pairs every
+// kHalfChain elements (exact_pieces.cuh; also NarrowRuns below).
 template <class Sem>
 struct RunningFold<std::uint32_t, PairSum<half, Sem>> {
   using Acc = typename PairSum<half, Sem>::Acc;
@@ -1209,7 +1199,7 @@ struct NarrowRuns {
   }
   __device__ __forceinline__ Acc result(unsigned j) { return run[j].result(); }
 };
-// Half: a plain double per column, with no window to check (kHalfChain, above). The columns'
+// Half: a plain double per column, with no window to check (kHalfChain, exact_pair.cuh). The columns'
 // pairs wait in shared memory (`pairs`, kCols x kThreads) and not in registers: they are touched
 // once every 8192 elements. A window's magnitudes cost each column of a half vector as much
 // again (and 110 registers for four columns).
@@ -2069,10 +2059,17 @@ __global__ void __launch_bounds__(kThreads)
 // 543.2 us for 2^21 of them with 32 lanes of two vectors, against 521.5 with its 16 lanes.
 // Half and bfloat16 minima and maxima take it too, each vector loaded and folded as four words of
 // two keys (load_words, Extremum::absorb_words).
+// Exact half sums and means take it as well: a row of at most kHalfChain halves sums exactly in
+// plain double in any order (exact_pieces.cuh), so a lane adds its words' halves to one double and
+// the row's lanes add theirs, with no window to check and no pair.
+template <class T, class Sem>
+inline constexpr bool free_half_sums_v = std::is_same_v<T, half> && is_exact_pieces<Sem>::value;
 template <class T, class Sem>
 inline constexpr bool free_rows_v =
-    packed_order_free_v<T, Sem> &&
-    (sizeof(T) == 4 || sizeof(T) == 8 || (is_half_like<T> && requires(const std::uint32_t* w) { Sem::template absorb_words<4>(Sem::identity(), w); }));
+    (packed_order_free_v<T, Sem> &&
+     (sizeof(T) == 4 || sizeof(T) == 8 ||
+      (is_half_like<T> && requires(const std::uint32_t* w) { Sem::template absorb_words<4>(Sem::identity(), w); }))) ||
+    free_half_sums_v<T, Sem>;
 struct FreeRows {
   unsigned lanes = 0;  // a row's lanes; 0: not reduceFreeRows's rows
   unsigned per = 0;    // vectors a lane: 2, or 4
@@ -2091,6 +2088,7 @@ inline FreeRows free_rows_shape(const void* input, const Pieces& p) {
     if (sizeof(T) == 8 && vectors == 128) return {32, 4};
     const std::uint64_t most = sizeof(T) == 8 ? 32 : sizeof(T) == 4 ? 64 : kFreeRowsHalfVectors;
     if (vectors < 4 || vectors > most || (vectors & (vectors - 1)) != 0) return {};
+    static_assert(kFreeRowsHalfVectors * 8 <= kHalfChain, "rows of halves that sum exactly in double");
     if (sizeof(T) == 2 && vectors >= kFreeRowsHalfQuarter) return {static_cast<unsigned>(vectors / 4), 4};
     return {static_cast<unsigned>(vectors / 2), 2};
   } else {
@@ -2102,13 +2100,23 @@ inline FreeRows free_rows_shape(const void* input, const Pieces& p) {
 inline std::uint64_t free_rows_per_block(const FreeRows& f) {
   return std::uint64_t(kWarps) * (32 / f.lanes) * (4 / f.per);
 }
+// The GPU's grid for `every` blocks of reduceFreeRows (one step each): all of them, except for
+// exact half sums, which measured faster on at most kFreeHalfSumBlocks an SM, each block looping.
+// H200, bench/widen_probe, cold, median of 10, µs, every row against 64 blocks an SM: 2^20 x 256
+// halves 139.5 / 131.0 (16 an SM 134.0, 4 134.9), 2^19 x 512 136.5 / 129.2; the maxima of the
+// same rows 124.4 / 125.4 and 122.4 / 123.2.
+inline constexpr std::uint64_t kFreeHalfSumBlocks = 64;
+template <class T, class Sem>
+inline std::uint64_t free_rows_blocks(std::uint64_t every, int sms) {
+  return free_half_sums_v<T, Sem> ? std::min<std::uint64_t>(every, kFreeHalfSumBlocks * std::uint64_t(sms)) : every;
+}
 
 // Launch with kThreads threads and any grid; `lanes` and kPer: free_rows_shape's.
 template <class T, class Sem, unsigned kPer>
 __global__ void __launch_bounds__(kThreads, 4)
     reduceFreeRows(rl::gmem<const T> input, Pieces pieces, unsigned lanes, rl::gmem<typename Sem::Out> output,
                    rl::gmem<unsigned long long> redo) {
-  static_assert(free_rows_v<T, Sem>, "order-free operations other than exact sums, 4- and 8-byte elements");
+  static_assert(free_rows_v<T, Sem>, "order-free operations other than exact sums, 4- and 8-byte elements, exact half sums");
   static_assert(kPer == 2 || kPer == 4, "two or four vectors a lane");
   constexpr unsigned kVec = Shape<T>::kVec, kRows = 4 / kPer, kLoads = kRows * kPer;
   const unsigned lane = threadIdx.x % 32, sub = lane % lanes;
@@ -2129,24 +2137,33 @@ __global__ void __launch_bounds__(kThreads, 4)
 #pragma unroll
     for (unsigned i = 0; i < kRows; ++i) {
       const std::uint64_t r = first + i * rows_per_warp;
-      typename Sem::Acc a = Sem::identity();
-      if constexpr (is_half_like<T>) {  // the row's words, two keys each
-        std::uint32_t w[kPer * 4];
+      if constexpr (free_half_sums_v<T, Sem>) {  // the row's halves into one double (two chains)
+        double s[2] = {-0.0, -0.0};
 #pragma unroll
-        for (unsigned q = 0; q < kPer * 4; ++q) w[q] = v[i * kPer + q / 4].w[q % 4];
-        a = Sem::template absorb_words<kPer * 4>(a, w);
+        for (unsigned q = 0; q < kPer * 4; ++q) s[q % 2] += half_word_sum(v[i * kPer + q / 4].w[q % 4]);
+        double a = s[0] + s[1];
+        for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) a += shuffle_down(a, offset);
+        if (sub == 0 && r < pieces.count) output[r] = half_chain_result<Sem>(a, pieces.length);
       } else {
-        typename Sem::Inner in = Sem::inner_identity();
+        typename Sem::Acc a = Sem::identity();
+        if constexpr (is_half_like<T>) {  // the row's words, two keys each
+          std::uint32_t w[kPer * 4];
 #pragma unroll
-        for (unsigned q = 0; q < kPer; ++q) {
-          const std::uint64_t at = (sub + std::uint64_t(q) * lanes) * kVec;
+          for (unsigned q = 0; q < kPer * 4; ++q) w[q] = v[i * kPer + q / 4].w[q % 4];
+          a = Sem::template absorb_words<kPer * 4>(a, w);
+        } else {
+          typename Sem::Inner in = Sem::inner_identity();
 #pragma unroll
-          for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(as_vec<T>(v[i * kPer + q]).v[j], at + j));
+          for (unsigned q = 0; q < kPer; ++q) {
+            const std::uint64_t at = (sub + std::uint64_t(q) * lanes) * kVec;
+#pragma unroll
+            for (unsigned j = 0; j < kVec; ++j) in = Sem::inner_combine(in, Sem::lift(as_vec<T>(v[i * kPer + q]).v[j], at + j));
+          }
+          a = Sem::absorb(a, in);
         }
-        a = Sem::absorb(a, in);
+        for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) a = Sem::combine(a, shuffle_down(a, offset));
+        if (sub == 0 && r < pieces.count) store_piece<Sem>(output, r, a, pieces.length, redo);  // rows past the last: zeros, unwritten
       }
-      for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) a = Sem::combine(a, shuffle_down(a, offset));
-      if (sub == 0 && r < pieces.count) store_piece<Sem>(output, r, a, pieces.length, redo);  // rows past the last: zeros, unwritten
     }
   }
 }

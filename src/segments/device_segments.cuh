@@ -168,10 +168,12 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       const FreeRows shape = plan.row_groups ? free_rows_shape<T, Sem>(input, pieces) : FreeRows{};
       if (shape.lanes != 0) {
         few_lanes = true;
-        // A grid of every row, as the rows' probe measured it.
+        // A grid of every row, as the rows' probe measured it; exact half sums at most
+        // kFreeHalfSumBlocks an SM (free_rows_blocks).
         const std::uint64_t every = (pieces.count + free_rows_per_block(shape) - 1) / free_rows_per_block(shape);
+        const std::uint64_t blocks = free_rows_blocks<T, Sem>(every, sms);
         const cudaError_t e = with_free_rows_kernel<T, Sem>(shape, [&]<auto kKernel>() {
-          kKernel<<<pieces_grid(options, every, every), kThreads, 0, stream>>>(input, launched, shape.lanes, output, redo);
+          kKernel<<<pieces_grid(options, blocks, every), kThreads, 0, stream>>>(input, launched, shape.lanes, output, redo);
           return cudaGetLastError();
         });
         if (e != cudaSuccess) return cuda_status(e, "launching reduceFreeRows");

@@ -62,7 +62,8 @@ RL_HD_INLINE Out exact_pair_mean(double a, double b, std::uint64_t n) {
 // element is a multiple of 2^(emin - bias - mantissa + 1) and below 2^(emax - bias + 1), so while
 // log2(n) + emax - emin <= 53 - mantissa every partial sum, in any order, is a double
 // (tile_sum_is_exact). A WindowSum carries that sum with the largest and smallest magnitudes' bits
-// seen: a merge is one double addition and two integer comparisons, against the pair's four
+// seen (float and bfloat16; half windows need neither, below): a merge is one double addition and
+// two integer comparisons, against the pair's four
 // TwoSums, and the row's lanes fold it with three shuffles a step. A piece whose window turns out
 // too wide (or holds an infinity or NaN) is summed again with pairs (reduceRowGroups).
 struct WindowSum {
@@ -71,25 +72,29 @@ struct WindowSum {
   std::uint32_t least;  // the smallest non-zero magnitude's bits minus one (zeros wrap to the top)
 };
 RL_HD_INLINE WindowSum window_identity() { return WindowSum{-0.0, 0u, 0xffffffffu}; }
-// Half windows need only the largest magnitude while a window takes at most 4096 elements:
-// every half is a multiple of 2^-24 (the subnormals' grid), so with emin taken as 0 (exponent
-// field 0) up to 4096 finite halves always fit, and an infinity or NaN shows in the largest.
-// kLeast: track the smallest magnitude too (always for float and bfloat16; for half only in
-// longer windows, where it widens what fits). A window's pieces all track it, or none does.
+// Half windows track no magnitude: every half is a multiple of 2^-24 (the subnormals' grid) below
+// 2^16, so any partial sum of up to kHalfChain = 2^13 finite halves, in any order, is a double
+// (below 2^29 on that grid), and an infinity or NaN shows in the sum itself, which turns infinite
+// or NaN and stays so (double arithmetic then gives what exact_result rules: NaN for a NaN or for
+// both infinities, else the infinity). kLeast: track the smallest magnitude too (float and bfloat16:
+// always where a window may be long; a window's pieces all track it, or none does).
+inline constexpr unsigned kHalfChain = 8192;
 template <class T>
 inline constexpr bool kWindowLeast = !std::is_same_v<T, half>;
 template <class T, bool kLeast = kWindowLeast<T>>
 RL_HD_INLINE void window_add(WindowSum& w, T x) {
-  const std::uint32_t m = ExactBits<T>::magnitude(x);
-  w.most = m > w.most ? m : w.most;
-  if constexpr (kLeast) w.least = m - 1u < w.least ? m - 1u : w.least;
+  if constexpr (!std::is_same_v<T, half>) {
+    const std::uint32_t m = ExactBits<T>::magnitude(x);
+    w.most = m > w.most ? m : w.most;
+    if constexpr (kLeast) w.least = m - 1u < w.least ? m - 1u : w.least;
+  }
   w.s += static_cast<double>(widen(x));
 }
-// The same for N elements. Half and bfloat16 pairs take their magnitudes' range two at a time
-// (one 32-bit word, the 16x2 max and min): the integer work per element halves.
+// The same for N elements. BFloat16 pairs take their magnitudes' range two at a time (one 32-bit
+// word, the 16x2 max and min): the integer work per element halves.
 template <unsigned N, bool kLeast, class T>
 RL_HD_INLINE void window_add_batch(WindowSum& w, const T* v) {
-  if constexpr (is_half_like<T> && N % 2 == 0) {
+  if constexpr (std::is_same_v<T, bfloat16> && N % 2 == 0) {
     std::uint32_t word[N / 2];
     memcpy(word, v, sizeof word);
     magnitude_range16<N / 2, kLeast>(word, &w.most, &w.least);
@@ -118,10 +123,12 @@ RL_HD_INLINE int window_span(std::uint64_t n) {
 template <class T>
 RL_HD_INLINE bool window_fits(const WindowSum& w, int span) {
   using B = ExactBits<T>;
-  const int emax = static_cast<int>(w.most >> B::kShift);
-  // A half window that did not track the smallest magnitude (window_add) has none: emin 0.
-  const int emin = std::is_same_v<T, half> && w.least == 0xffffffffu ? 0 : static_cast<int>(w.least >> B::kShift);
-  return emax < static_cast<int>(B::kSpecial) && emax - emin <= span;  // an infinity or NaN: the pairs flag it
+  if constexpr (std::is_same_v<T, half>) {  // no magnitudes (window_add): at most kHalfChain, and the sum
+    return span >= window_span<half>(kHalfChain) && finite_double(w.s);
+  } else {
+    const int emax = static_cast<int>(w.most >> B::kShift), emin = static_cast<int>(w.least >> B::kShift);
+    return emax < static_cast<int>(B::kSpecial) && emax - emin <= span;  // an infinity or NaN: the pairs flag it
+  }
 }
 // Whether w.s is the exact sum of the n elements it took in (n >= 1).
 template <class T>

@@ -43,6 +43,33 @@ inline constexpr bool window_sums_v = is_exact_pieces<Sem>::value && !std::is_sa
 template <class T, class Sem>
 inline constexpr bool cut_sums_v = is_exact_pieces<Sem>::value && std::is_same_v<T, double>;
 
+// ---- Halves in plain double chains --------------------------------------------------------------
+// Up to kHalfChain halves sum exactly in a chain of double additions, whose value also shows an
+// infinity or NaN (exact_pair.cuh, the half windows). Longer runs hand their chain to the exact
+// pair every kHalfChain elements (half_chain_into_pair).
+// A chain's double into an exact pair: nothing to hand over while the sum is -0 (no element, or
+// only -0s).
+template <class Sem>
+RL_HD_INLINE typename Sem::Acc half_chain_into_pair(typename Sem::Acc p, double s) {
+  if (!finite_double(s)) return Sem::combine(p, special_pair(special_flag(s)));
+  if (bits_of_double(s) == 0x8000000000000000ull) return p;
+  return Sem::combine(p, typename Sem::Acc{s, 0.0});
+}
+// The two halves of a 32-bit word, summed in double (exact).
+RL_HD_INLINE double half_word_sum(std::uint32_t word) {
+  half lo, hi;
+  lo.bits = static_cast<std::uint16_t>(word);
+  hi.bits = static_cast<std::uint16_t>(word >> 16);
+  return static_cast<double>(widen(lo)) + static_cast<double>(widen(hi));
+}
+// The result of n halves (1 <= n <= kHalfChain) whose chain summed to s: rounded once, or the
+// infinity or NaN the pair's flags give (a canonical NaN whatever NaN the double holds).
+template <class Sem>
+RL_HD_INLINE typename Sem::Out half_chain_result(double s, std::uint64_t n) {
+  if (finite_double(s)) return Sem::finish_exact(s, n);
+  return Sem::finish(special_pair(special_flag(s)), n);
+}
+
 // One column's running sum: a window (exact_pair.cuh's WindowSum) in front of the exact pair.
 // Batches add in plain double while the exponents seen keep every partial sum exact for as many
 // elements as the thread may take (`span`); a batch that would widen the window past that first
@@ -115,6 +142,36 @@ struct RunningFold {
     if constexpr (kWindow) col.flush();
     return col.acc;
   }
+};
+
+// Exact half sums: a plain double chain, handed to the pair every kHalfChain elements, in place of
+// the window (no magnitudes to track: the chain cannot fail).
+template <class Sem>
+  requires is_exact_pieces<Sem>::value
+struct RunningFold<half, Sem> {
+  using Acc = typename Sem::Acc;
+  Acc pair = Sem::identity();
+  double s = -0.0;
+  unsigned taken = 0;  // elements in s
+
+  RunningFold() = default;
+  __device__ __forceinline__ explicit RunningFold(std::uint64_t) {}
+  template <unsigned N, class IndexOf>
+  __device__ __forceinline__ void take(const half* v, IndexOf) {
+    static_assert(N <= kHalfChain);
+    if (taken + N > kHalfChain) pair = hand_over(pair, s), s = -0.0, taken = 0;
+    taken += N;
+#pragma unroll
+    for (unsigned j = 0; j < N; ++j) s += static_cast<double>(widen(v[j]));
+  }
+  __device__ __forceinline__ void take_one(half x, std::uint64_t index) {
+    take<1>(&x, [&](unsigned) { return index; });
+  }
+  __device__ __forceinline__ Acc result() { return hand_over(pair, s); }
+
+ private:
+  // Out of line: the pair's combine, inlined at each call, costs registers in the loop.
+  __device__ __noinline__ static Acc hand_over(Acc p, double v) { return half_chain_into_pair<Sem>(p, v); }
 };
 
 // A lane's elements in plain double windows of at most `most` elements (fold_contiguous settles

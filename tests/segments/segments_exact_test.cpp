@@ -798,6 +798,44 @@ TEST(FreeRows, ShortRowsOfMaximaReadEachSectorOnce) {
   expect_free_rows<bfloat16>(1024, false);
 }
 
+// Exact half sums and means of the same rows (4 to 64 whole vectors) take reduceFreeRows too: a
+// lane's halves in one double, the row's lanes added with shuffles (up to 8192 halves sum exactly
+// in double in any order). NaNs of both signs, infinities (+inf with -inf: NaN), signed zeros,
+// subnormals, a row of -0 only, and rows whose exact sum needs the halves' whole 40-bit grid have
+// the CPU backend's bits at grids 0 and 3, every sector read once; off a 16-byte boundary the
+// rows keep the other kernels, with the same bits.
+TEST(FreeRows, ExactHalfSumsOfShortRowsAreOneDoubleALane) {
+  for (const std::uint64_t cols : {32, 64, 256, 512}) {
+    const std::uint64_t rows = 1000;
+    const Matrix m{rows, cols, 0};
+    const std::vector<half> x = exact_half_rows(rows, cols);
+    const auto want = expected_axis(x, m, 1, op::sum{});
+    const std::string what = "half, " + std::to_string(cols) + " columns";
+    ASSERT_EQ(want[0], 0x1p-24f) << what;
+    ASSERT_TRUE(want[2] == 0 && std::signbit(want[2])) << what;
+    ASSERT_EQ(want[3], static_cast<float>(65504.0 * double(cols - 1) - 0x1p-24)) << what;
+    ASSERT_TRUE(std::isnan(want[4])) << what;
+    for (unsigned grid : {0u, 3u}) {
+      simt::reset_accumulated_report();
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid), want, "sum, " + what);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid), expected_axis(x, m, 1, op::mean{}),
+                  "mean, " + what);
+      const auto& grids = simt::accumulated_report().grids;
+      EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceFreeRows"), 2) << what;
+    }
+    std::vector<float> got;
+    const auto counts = recorded_axis(x, m, 1, op::sum{}, &got);
+    expect_same(got, want, "sum, recorded, " + what);
+    EXPECT_LE(counts.outside.global_sectors + counts.totals.global_sectors, rows * cols * sizeof(half) / 32 + rows + 64)
+        << what;
+    simt::reset_accumulated_report();
+    expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, 0, 1), want,
+                "sum off a 16-byte boundary, " + what);
+    const auto& off = simt::accumulated_report().grids;
+    EXPECT_EQ(std::find(off.begin(), off.end(), "reduceFreeRows"), off.end()) << what;
+  }
+}
+
 TEST(PackedRows, RowsOfFourHalvesTakeOneWarpAccessPer512Bytes) {
   const std::uint64_t rows = 16384, cols = 4;
   const Matrix m{rows, cols, 0};

@@ -174,6 +174,22 @@ TEST(SegmentsGpu, HalfRowsAsWordsSeeNaNsInfinitiesAndSignedZeros) {
   expect_16bit_row_extrema_on_gpu<bfloat16>();
 }
 
+// Exact half row sums and means: rows of 4 to 64 whole vectors a double a lane (reduceFreeRows),
+// rows of 16 a row a thread (reducePackedRows), 37 and 1000 in windows or pairs (reduceRowGroups);
+// sums that need the halves' whole grid, NaNs of both signs, +inf with -inf, -0 only, every grid,
+// against the CPU backend. The SIMT twin is FreeRows.ExactHalfSumsOfShortRowsAreOneDoubleALane.
+TEST(SegmentsGpu, ExactHalfRowSumsSeeTheWholeGridNaNsInfinitiesAndSignedZeros) {
+  REQUIRE_GPU();
+  for (const std::uint64_t cols : {16, 32, 37, 64, 256, 512, 1000})
+    for (const std::uint64_t rows : {97, 4099}) {
+      const Matrix m{rows, cols, 0};
+      const auto x = exact_half_rows(rows, cols);
+      const std::string what = "half " + std::to_string(rows) + "x" + std::to_string(cols);
+      expect_gpu_axis_has_cpu_bits(x, m, 1, op::sum{}, "sum " + what);
+      expect_gpu_axis_has_cpu_bits(x, m, 1, op::mean{}, "mean " + what);
+    }
+}
+
 // Float and double column minima and maxima (a 16-byte vector of columns a lane) and exact float
 // sums and means (two columns a lane) where the columns split into aligned vectors (banded, a warp
 // per group of vectors, a pitch), a column a lane where they do not (a pitch off the vector, a

@@ -142,6 +142,29 @@ std::vector<T> special_16bit_rows(std::uint64_t rows, std::uint64_t cols) {
   return x;
 }
 
+// special_16bit_rows of halves (rows >= 5, cols >= 8) whose first rows' sums test exactness and
+// the edges: row 0 sums exactly to 2^-24 (65504, 2^-24 and -65504 among zeros), row 2 holds only
+// -0 (sum -0), row 3 is 65504s and one -2^-24 (the float nearest needs the whole sum), row 4 holds
+// +inf and -inf among ones (NaN).
+inline std::vector<half> exact_half_rows(std::uint64_t rows, std::uint64_t cols) {
+  const auto bits = [](std::uint16_t b) {
+    half h;
+    h.bits = b;
+    return h;
+  };
+  std::vector<half> x = special_16bit_rows<half>(rows, cols);
+  for (std::uint64_t c = 0; c < cols; ++c) {
+    x[c] = bits(0x0000);
+    x[2 * cols + c] = bits(0x8000);
+    x[3 * cols + c] = bits(0x7bff);
+    x[4 * cols + c] = bits(0x3c00);
+  }
+  x[0] = bits(0x7bff), x[cols / 2] = bits(0x0001), x[cols - 1] = bits(0xfbff);
+  x[3 * cols + 5] = bits(0x8001);
+  x[4 * cols + 1] = bits(0x7c00), x[4 * cols + cols - 2] = bits(0xfc00);
+  return x;
+}
+
 // A matrix of half or bfloat16 (m.cols >= 14) whose column results turn on special values planted
 // in one column of a two-column word and not the other: a quiet NaN mid-column (column 2), a
 // negative NaN in the last row (5), +inf (6), -inf in the last row (7), +0 with -0 in two rows
