@@ -386,8 +386,8 @@ template <class Out, unsigned kN>
 __device__ __forceinline__ void store_results(rl::gmem<Out> output, std::uint64_t first, const Out (&o)[kN]) {
   constexpr unsigned kBytes = kN * sizeof(Out);
   static_assert(kBytes == 4 || kBytes == 8 || kBytes % 16 == 0, "a word, or whole 16-byte chunks");
-  constexpr unsigned kChunk = kBytes < 16 ? kBytes : 16;
 #if RL_SIMT
+  constexpr unsigned kChunk = kBytes < 16 ? kBytes : 16;
   struct alignas(kChunk) Chunk {
     unsigned char b[kChunk];
   };
