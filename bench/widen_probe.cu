@@ -95,7 +95,8 @@ __global__ void __launch_bounds__(256) after(unsigned long long* list) {
   if (last && threadIdx.x == 0) list[1] = 0;
 }
 
-// grid 0: a block for every 8 * 32 / kLanes rows; else at most `grid` blocks, looping.
+// The probe's kernel with `how`: `most` 0, a block for every 8 * 32 / kLanes rows; otherwise at most
+// `most` blocks, looping. For f2f, also with the redo's stand-in after it.
 template <Widen kHow, unsigned kLanes>
 void time_variant(const L2Flush& flush, const H* x, std::uint64_t rows, float* out, const std::vector<float>& want,
                   unsigned* flagged, std::uint64_t most, int repeats, const char* name) {
@@ -104,6 +105,14 @@ void time_variant(const L2Flush& flush, const H* x, std::uint64_t rows, float* o
   const std::uint64_t every = (rows + 8 * (32 / kLanes) - 1) / (8 * (32 / kLanes));
   const unsigned grid = static_cast<unsigned>(most ? std::min(every, most) : every);
   const float us = cold_us(flush, [&] { rows_sum<kHow, kLanes><<<grid, 256>>>(reinterpret_cast<const uint4*>(x), rows, out, flagged); }, repeats);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  std::vector<float> got(rows);
+  unsigned flags = 0;
+  CK(cudaMemcpy(got.data(), out, rows * sizeof(float), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&flags, flagged, sizeof flags, cudaMemcpyDeviceToHost));
+  const bool same = std::memcmp(got.data(), want.data(), rows * sizeof(float)) == 0;
+  std::printf("  %-12s %8.1f us  %s%s\n", name, us, same ? "same bits" : "DIFFERENT BITS", flags ? ", flagged" : "");
   if (kHow == Widen::f2f) {  // then with the redo's stand-in after it, plainly and overlapped
     unsigned long long* list = nullptr;
     CK(cudaMalloc(&list, 4 * sizeof(unsigned long long)));
@@ -119,17 +128,10 @@ void time_variant(const L2Flush& flush, const H* x, std::uint64_t rows, float* o
       rows_sum<kHow, kLanes><<<grid, 256>>>(reinterpret_cast<const uint4*>(x), rows, out, flagged);
       CK(reducelab::detail::launch_kernel(after, after_grid, nullptr, list));
     }, repeats);
-    std::printf("  %-12s %8.1f us; then the redo's stand-in: %8.1f us plainly, %8.1f us overlapped\n", name, us, plain, overlapped);
+    CK(cudaGetLastError());
+    std::printf("  %-12s then the redo's stand-in: %8.1f us plainly, %8.1f us overlapped\n", "", plain, overlapped);
     CK(cudaFree(list));
   }
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  std::vector<float> got(rows);
-  unsigned flags = 0;
-  CK(cudaMemcpy(got.data(), out, rows * sizeof(float), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(&flags, flagged, sizeof flags, cudaMemcpyDeviceToHost));
-  const bool same = std::memcmp(got.data(), want.data(), rows * sizeof(float)) == 0;
-  std::printf("  %-12s %8.1f us  %s%s\n", name, us, same ? "same bits" : "DIFFERENT BITS", flags ? ", flagged" : "");
 }
 
 template <unsigned kLanes>
