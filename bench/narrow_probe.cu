@@ -5,7 +5,8 @@
 // lane and two a lane) and against the
 // max along the same axis and the exact sum of the whole array (reducelab::reduce), on device 0,
 // cold (behind an L2 flush), median of R; every variant's results compared bit for bit with
-// reduce_axis's.
+// reduce_axis's. Half columns have since moved to reduceHalfColumns (bench/colsum_probe): for them
+// the reduce_axis line is that kernel, and the narrow variants keep a window and a pair a column.
 //   narrow_probe [repeats=10]
 #include <cuda_runtime.h>
 

@@ -10,9 +10,11 @@
 //   reduceColumns      columns (axis 0): coalesced across neighbouring columns, rows in bands
 //                      (16-bit floats' min, max, sums and means: two columns a lane, as words;
 //                      vectors of columns a lane where they pay: VecColumns, vec_columns_pay).
-//   reduceNarrowColumns  exact sums and means of 2, 4, 8, 16 or 32 dense half columns or 2, 4, 8
-//                      or 16 float columns: the matrix read as one array, a thread keeping the
-//                      sums of every column (or of the columns a vector holds).
+//   reduceNarrowColumns  exact sums and means of 2, 4, 8 or 16 dense float columns: the matrix
+//                      read as one array, a thread keeping the sums of every column (or of the
+//                      columns a vector holds).
+//   reduceHalfColumns  exact sums and means of 2, 4 or 8 to 256 (a power of two) dense half
+//                      columns: read the same way, the sums added as integers (counts of 2^-24).
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
 //   reduceCutRows      exact double sums and means of rows of up to 256 elements: the row's
@@ -73,6 +75,7 @@
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
+#include "reducelab/detail/exact_half.cuh"
 #include "reducelab/detail/portable.cuh"
 #include "reducelab/detail/workspace.hpp"
 #include "segments/exact_pieces.cuh"
@@ -1148,101 +1151,55 @@ __global__ void __launch_bounds__(kThreads)
 // was spread over a warp per column it took 20-40 us of these launches, and 8 half columns and 4
 // float columns were slower than reduceColumns. Each thread taking vectors t, t + threads, ...
 // instead of units was as fast, except for 4 float columns, where it spilled (322 us).
-// bfloat16 was not measured and keeps reduceColumns.
+// bfloat16 was not measured and keeps reduceColumns. Half columns have since moved to
+// reduceHalfColumns (below), which adds them as integers.
 template <class T, class Sem>
-inline constexpr bool narrow_columns_v =
-    window_sums_v<T, Sem> && (std::is_same_v<T, half> || std::is_same_v<T, float>);
-// Rows of two vectors (16 half columns, 8 float columns) or four (32 half, 16 float): vector k
-// holds columns (k % groups) * kVec to + kVec, and a thread that takes every 256th vector sees the
-// same columns each time, so it keeps a running sum for each of kVec columns.
+inline constexpr bool narrow_columns_v = window_sums_v<T, Sem> && std::is_same_v<T, float>;
+// Rows of two vectors (8 float columns) or four (16): vector k holds columns (k % groups) * kVec to
+// + kVec, and a thread that takes every 256th vector sees the same columns each time, so it keeps a
+// running sum for each of kVec columns.
 template <class T, class Sem>
 inline bool narrow_columns_fit(const void* input, const Pieces& p) {
   constexpr std::uint64_t kVec = Shape<T>::kVec;
-  const bool columns = p.count == 2 || p.count == 4 || (std::is_same_v<T, half> && p.count == 8) ||
-                       p.count == 2 * kVec || p.count == 4 * kVec;
+  const bool columns = p.count == 2 || p.count == 4 || p.count == 2 * kVec || p.count == 4 * kVec;
   return narrow_columns_v<T, Sem> && !p.offsets && columns && p.stride == p.count &&
          reinterpret_cast<std::uintptr_t>(input) % 16 == 0;
 }
 // The columns a thread keeps (kCols, or a vector's elements when rows are wider than a vector).
 template <class T, unsigned kCols>
 inline constexpr unsigned kNarrowHeld = kCols < Shape<T>::kVec ? kCols : Shape<T>::kVec;
-// Loads in flight a thread, and blocks an SM: a vector's columns held (eight half or four float
-// columns) take eight loads and two blocks (126 and 108 registers); two half columns four loads and
-// four blocks (60 registers), the others four loads and three blocks (72-78). H200, cold, µs
-// (bench/narrow_probe), eight loads and two blocks against four loads and three: 2^25 x 8 half
-// 156.1 against 157.2, 2^24 x 16 half 151.4 / 154.9, 2^26 x 4 float 256.7 / 260.7, 2^25 x 8 float
-// 255.5 / 257.6, 2^24 x 16 float 255.8 / 261.3; but 2^26 x 4 half 142.8 / 136.4.
+// Loads in flight a thread, and blocks an SM: a vector's columns held (four float columns) take
+// eight loads and two blocks (108 registers), the others four loads and three blocks (72-80).
+// H200, cold, µs (bench/narrow_probe), eight loads and two blocks against four loads and three:
+// 2^26 x 4 float 256.7 / 260.7, 2^25 x 8 float 255.5 / 257.6, 2^24 x 16 float 255.8 / 261.3.
 template <class T, unsigned kCols>
 inline constexpr unsigned kNarrowLoads = kNarrowHeld<T, kCols> == Shape<T>::kVec ? 8 : 4;
 template <class T, unsigned kCols>
-inline constexpr int kNarrowBlocksPerSm =
-    kNarrowHeld<T, kCols> == Shape<T>::kVec ? 2 : std::is_same_v<T, half> && kCols == 2 ? 4 : 3;
+inline constexpr int kNarrowBlocksPerSm = kNarrowHeld<T, kCols> == Shape<T>::kVec ? 2 : 3;
 // The blocks' partials a launch may post: kCols of them a block, within the workspace's pieces area.
 template <class Acc, unsigned kCols>
 inline constexpr std::uint64_t kNarrowBlocks = std::min<std::uint64_t>(4096, kPiecePartialBytes / (kCols * sizeof(Acc)));
 
-// A thread's running sums of kCols columns. Float and bfloat16: a window per column
-// (RunningFold), `most` the most elements the thread takes of a column.
+// A thread's running sums of kCols float columns: a window per column (RunningFold), `most` the
+// most elements the thread takes of a column.
 template <class T, class Sem, unsigned kCols>
 struct NarrowRuns {
   using Acc = typename Sem::Acc;
   RunningFold<T, Sem> run[kCols];
-  __device__ __forceinline__ NarrowRuns(std::uint64_t most, rl::smem<Acc>) {
+  __device__ __forceinline__ explicit NarrowRuns(std::uint64_t most) {
 #pragma unroll
     for (unsigned j = 0; j < kCols; ++j) run[j] = RunningFold<T, Sem>(most);
   }
-  template <unsigned N>
-  __device__ __forceinline__ void batch() {}
   template <unsigned N>
   __device__ __forceinline__ void take(unsigned j, const T* e) {
     run[j].template take<N>(e, [](unsigned) { return std::uint64_t(0); });
   }
   __device__ __forceinline__ Acc result(unsigned j) { return run[j].result(); }
 };
-// Half: a plain double per column, with no window to check (kHalfChain, exact_pair.cuh). The columns'
-// pairs wait in shared memory (`pairs`, kCols x kThreads) and not in registers: they are touched
-// once every 8192 elements. A window's magnitudes cost each column of a half vector as much
-// again (and 110 registers for four columns).
-template <class Sem, unsigned kCols>
-struct NarrowRuns<half, Sem, kCols> {
-  using Acc = typename Sem::Acc;
-  rl::smem<Acc> pairs;
-  double s[kCols];
-  unsigned taken = 0;  // elements in each column's double
-  __device__ __forceinline__ NarrowRuns(std::uint64_t, rl::smem<Acc> pair_slots) : pairs(pair_slots) {
-#pragma unroll
-    for (unsigned j = 0; j < kCols; ++j) pairs[j * kThreads + threadIdx.x] = Sem::identity(), s[j] = -0.0;
-  }
-  __device__ __forceinline__ void flush(unsigned j) {
-    const unsigned at = j * kThreads + threadIdx.x;
-    pairs[at] = half_chain_into_pair<Sem>(pairs[at], s[j]);
-    s[j] = -0.0;
-  }
-  template <unsigned N>  // N more elements a column
-  __device__ __forceinline__ void batch() {
-    if (taken + N > kHalfChain) {
-#pragma unroll
-      for (unsigned j = 0; j < kCols; ++j) flush(j);
-      taken = 0;
-    }
-    taken += N;
-  }
-  template <unsigned N>
-  __device__ __forceinline__ void take(unsigned j, const half* e) {
-#pragma unroll
-    for (unsigned k = 0; k < N; ++k) s[j] += static_cast<double>(widen(e[k]));
-  }
-  __device__ __forceinline__ Acc result(unsigned j) {
-    flush(j);
-    return pairs[j * kThreads + threadIdx.x];
-  }
-};
-
 // kV vectors into the kCols columns' running sums, each column's elements as one batch.
 template <unsigned kV, unsigned kCols, class T, class Runs>
 __device__ __forceinline__ void narrow_take(Runs& runs, const Vec<T>* v) {
   constexpr unsigned kPer = Shape<T>::kVec / kCols;
-  runs.template batch<kV * kPer>();
 #pragma unroll
   for (unsigned j = 0; j < kCols; ++j) {
     T e[kV * kPer];
@@ -1275,15 +1232,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
   const std::uint64_t t = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x;
   const std::uint64_t n = rows * kCols, vectors = n / kVec;
-  constexpr bool kPairsShared = std::is_same_v<T, half>;
-  __shared__ Acc pair_storage[kPairsShared ? kHeld * kThreads : 1];
   // Units of kIn vectors a thread (vector u * kUnit + i * kThreads + threadIdx.x), every
   // gridDim.x-th to a block, then the vectors past the last whole unit one to a thread.
   constexpr std::uint64_t kUnit = std::uint64_t(kThreads) * kIn;
   const std::uint64_t units = vectors / kUnit;
   const std::uint64_t most = ((units + gridDim.x - 1) / gridDim.x + 1) * kIn;  // vectors a thread takes, at most
   // (Rows wider than a vector: every vector index a thread takes is threadIdx.x modulo kGroups.)
-  NarrowRuns<T, Sem, kHeld> runs(most * kPer + 1, pair_storage);  // a thread's elements of a column, at most
+  NarrowRuns<T, Sem, kHeld> runs(most * kPer + 1);  // a thread's elements of a column, at most
   for (std::uint64_t u = blockIdx.x; u < units; u += gridDim.x) {
     Vec<T> v[kIn];
 #pragma unroll
@@ -1298,7 +1253,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   if constexpr (kGroups == 1) {
     if (t < n - vectors * kVec) {  // the last rows, past the whole vectors: element t of them is in column t % kCols
       const T x = input[vectors * kVec + t];
-      runs.template batch<1>();
 #pragma unroll
       for (unsigned j = 0; j < kCols; ++j)
         if (t % kCols == j) runs.template take<1>(j, &x);
@@ -1334,6 +1288,176 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     if (lane == 0) store_piece<Sem>(output, c, a, rows, redo);
   }
   if (threadIdx.x == 0) ticket[0] = 0u;
+}
+
+// ---- Exact sums and means of dense half columns, read as one array, added as integers ----------
+// The matrix is read as reduceNarrowColumns reads it (units of kIn 16-byte vectors a thread, a
+// thread's vectors always holding the same columns): rows of 2, 4 or 8 halves (a vector holds
+// whole rows) or of 2 to 32 vectors (16 to 256 columns; a thread keeps 8 columns). A thread sums
+// each column in a plain double (exact for up to kHalfChain halves, exact_pair.cuh); the doubles
+// then become what the whole-array kernel adds halves as (ExactHalfSum, exact_half.cuh): an
+// integer count of 2^-24 shifted past three flag bits, so that two sums combine with one integer
+// addition and one OR, in any order. A thread hands its doubles to its counts in shared memory every
+// kHalfChain elements; at the end the lanes that hold the same columns add theirs with shuffles,
+// the warps theirs in shared memory, and the blocks theirs with 64-bit atomic additions into one
+// counter pair a column (HalfColumnCounts); the block that takes the last ticket rounds each
+// column's count once and clears the counters.
+// Against the window and pair of each column (NarrowRuns, reduceNarrowColumns: a pair combine at
+// every fold, and the last block folding every block's pairs), bench/colsum_probe on an H200
+// (cold, µs; a plain read of the 2^28 halves 118.4): 2^25 x 8 155.2 -> 124.4, 2^24 x 16 156.8 ->
+// 124.3, 2^23 x 32 160.0 -> 124.8, 2^22 x 64 188.4 -> 125.6, and 2^20 x 256 (until then two
+// columns a lane, reduceColumns) 154.7 -> 128.8.
+template <class T, class Sem>
+inline constexpr bool half_columns_v = std::is_same_v<T, half> && is_exact_pieces<Sem>::value;
+inline constexpr unsigned kHalfColumnsMost = 256;  // 32 vectors a row
+template <class T, class Sem>
+inline bool half_columns_fit(const void* input, const Pieces& p) {
+  const bool columns = p.count == 2 || p.count == 4 ||
+                       (p.count >= 8 && p.count <= kHalfColumnsMost && (p.count & (p.count - 1)) == 0);
+  return half_columns_v<T, Sem> && !p.offsets && columns && p.stride == p.count && p.length > 0 &&
+         reinterpret_cast<std::uintptr_t>(input) % 16 == 0;
+}
+// Loads in flight a thread, and blocks an SM (bench/colsum_probe, H200): eight loads and three
+// blocks up to 64 columns (124.3-125.6 us; four loads and four blocks 124.8-125.7); from 128
+// columns, where a block posts more counts, two blocks (256 columns: 128.8 us against 131.6 on
+// three, 134.6 on four).
+inline constexpr unsigned kHalfColumnLoads = 8;
+template <unsigned kCols>
+inline constexpr int kHalfColumnBlocksPerSm = kCols >= 128 ? 2 : 3;
+
+// The launch's counters, in the workspace's piece tickets (zero between launches): the ticket,
+// then for each column c the low 32 bits of the blocks' counts added up (low[c], at most 2^32
+// terms below 2^32), the rest of them (high[c], two's complement) and the OR of their flags.
+struct HalfColumnCounts {
+  rl::gmem<unsigned> ticket;
+  rl::gmem<unsigned long long> low, high, flags;
+};
+inline constexpr std::size_t kHalfColumnCountBytes = 8 + 3 * 8 * std::size_t(kHalfColumnsMost);
+// The counters in `tickets` (8-byte aligned, at least kHalfColumnCountBytes, zero).
+inline HalfColumnCounts half_column_counts(unsigned* tickets) {
+  auto* words = reinterpret_cast<unsigned long long*>(tickets + 2);
+  return HalfColumnCounts{tickets, words, words + kHalfColumnsMost, words + 2 * kHalfColumnsMost};
+}
+// Calls f.template operator()<kCols>() with kCols = `count` (half_columns_fit's counts).
+template <class F>
+inline auto with_half_columns(std::uint64_t count, F&& f) {
+  switch (count) {
+    case 2: return f.template operator()<2>();
+    case 4: return f.template operator()<4>();
+    case 8: return f.template operator()<8>();
+    case 16: return f.template operator()<16>();
+    case 32: return f.template operator()<32>();
+    case 64: return f.template operator()<64>();
+    case 128: return f.template operator()<128>();
+    default: return f.template operator()<256>();
+  }
+}
+
+template <class Sem, unsigned kCols, unsigned kIn = kHalfColumnLoads, int kMinBlocks = kHalfColumnBlocksPerSm<kCols>>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    reduceHalfColumns(rl::gmem<const half> input, std::uint64_t rows, HalfColumnCounts counts,
+                      rl::gmem<typename Sem::Out> output) {
+  using Count = ExactHalfSum128<Sem::kMean>;  // a column's count and flags
+  using I = typename Count::Acc;
+  static_assert(std::is_same_v<typename Count::Out, typename Sem::Out>, "the counts round to the pieces' result");
+  constexpr unsigned kVec = Shape<half>::kVec;
+  constexpr unsigned kHeld = kCols < kVec ? kCols : kVec;  // columns a thread keeps
+  constexpr unsigned kPer = kVec / kHeld, kGroups = kCols / kHeld;  // rows a vector, vectors a row
+  static_assert(kCols <= kHalfColumnsMost && kVec % kHeld == 0, "a vector holds whole rows, or a row whole vectors");
+  static_assert(kGroups <= 32 && 32 % kGroups == 0 && kThreads % kGroups == 0, "a thread's vectors hold the same columns");
+  // Thread t's count of its column j at held[j * kThreads + t]; after the lanes' fold, warp w's
+  // count of column g * kHeld + j at held[j * kThreads + w * 32 + g].
+  __shared__ I held_storage[kHeld * kThreads];
+  rl::smem<I> held = held_storage;
+  __shared__ unsigned last_storage[1];
+  rl::smem<unsigned> am_last = last_storage;
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
+  const std::uint64_t t = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  const std::uint64_t n = rows * kCols, vectors = n / kVec;
+
+  double s[kHeld];
+#pragma unroll
+  for (unsigned j = 0; j < kHeld; ++j) s[j] = -0.0, held[j * kThreads + threadIdx.x] = Count::identity();
+  unsigned taken = 0;  // elements in each of the thread's doubles
+  // Before k more elements a column: the doubles to the counts if they would pass kHalfChain.
+  const auto make_room = [&](unsigned k) {
+    if (taken + k > kHalfChain) {
+#pragma unroll
+      for (unsigned j = 0; j < kHeld; ++j) {
+        held[j * kThreads + threadIdx.x] = Count::absorb(held[j * kThreads + threadIdx.x], s[j]);
+        s[j] = -0.0;
+      }
+      taken = 0;
+    }
+    taken += k;
+  };
+  const auto take = [&](const Vec<half>& v) {  // element r * kHeld + j of a vector is in column j
+#pragma unroll
+    for (unsigned r = 0; r < kPer; ++r)
+#pragma unroll
+      for (unsigned j = 0; j < kHeld; ++j) s[j] += static_cast<double>(widen(v.v[r * kHeld + j]));
+  };
+  // Units of kIn vectors a thread (vector u * kUnit + i * kThreads + threadIdx.x), every
+  // gridDim.x-th to a block, then the vectors past the last whole unit one to a thread: every
+  // vector index a thread takes is threadIdx.x modulo kGroups.
+  constexpr std::uint64_t kUnit = std::uint64_t(kThreads) * kIn;
+  const std::uint64_t units = vectors / kUnit;
+  for (std::uint64_t u = blockIdx.x; u < units; u += gridDim.x) {
+    make_room(kIn * kPer);
+    Vec<half> v[kIn];
+#pragma unroll
+    for (unsigned i = 0; i < kIn; ++i) v[i] = load_vec(input, (u * kUnit + i * kThreads + threadIdx.x) * kVec);
+#pragma unroll
+    for (unsigned i = 0; i < kIn; ++i) take(v[i]);
+  }
+  for (std::uint64_t k = units * kUnit + t; k < vectors; k += threads) {
+    make_room(kPer);
+    take(load_vec(input, k * kVec));
+  }
+  if constexpr (kGroups == 1) {
+    if (t < n - vectors * kVec) {  // the last rows, past the whole vectors: element t of them is in column t % kCols
+      make_room(1);
+      const half e = input[vectors * kVec + t];
+      const double x = static_cast<double>(widen(e));
+#pragma unroll
+      for (unsigned j = 0; j < kHeld; ++j)
+        if (t % kCols == j) s[j] += x;
+    }
+  }
+  // The lanes that hold the same columns (g, g + kGroups, ...) add their counts; lane g < kGroups
+  // ends with them and leaves them in its own slots.
+#pragma unroll
+  for (unsigned j = 0; j < kHeld; ++j) {
+    I c = Count::absorb(held[j * kThreads + threadIdx.x], s[j]);
+#pragma unroll
+    for (unsigned offset = 16; offset >= kGroups; offset >>= 1) c = Count::combine(c, shuffle_down(c, offset));
+    if (lane < kGroups) held[j * kThreads + threadIdx.x] = c;
+  }
+  __syncthreads();
+  // The block's count of column c, from its warps, into the launch's counters.
+  for (unsigned c = threadIdx.x; c < kCols; c += kThreads) {
+    const unsigned g = c / kHeld, j = c % kHeld;
+    I sum = Count::identity();
+    for (unsigned w = 0; w < kWarps; ++w) sum = Count::combine(sum, held[j * kThreads + w * 32 + g]);
+    const I units = sum >> 3;  // arithmetic: the count of 2^-24
+    atomicAdd(&counts.low[c], static_cast<unsigned long long>(units & I(0xffffffffu)));
+    atomicAdd(&counts.high[c], static_cast<unsigned long long>(static_cast<long long>(units >> 32)));
+    atomicOr(&counts.flags[c], static_cast<unsigned long long>(sum & I(Count::kFlags)));
+    __threadfence();  // this thread's additions reach the counters before the block's ticket
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) am_last[0] = take_ticket(counts.ticket) == gridDim.x - 1 ? 1u : 0u;
+  __syncthreads();
+  if (am_last[0] == 0) return;
+  // The last block: each column's count rounded once; the counters cleared for the next launch.
+  for (unsigned c = threadIdx.x; c < kCols; c += kThreads) {
+    const auto low = atomicExch(&counts.low[c], 0ull), high = atomicExch(&counts.high[c], 0ull);
+    const auto flags = atomicExch(&counts.flags[c], 0ull);
+    const I units = (static_cast<I>(static_cast<long long>(high)) << 32) + static_cast<I>(low);
+    output[c] = Count::finish(units * 8 | static_cast<I>(flags), rows);
+  }
+  if (threadIdx.x == 0) counts.ticket[0] = 0u;
 }
 
 }  // namespace reducelab::detail

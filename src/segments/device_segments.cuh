@@ -72,7 +72,26 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     }
   }
   if constexpr (Sem::order_free) {
-    bool narrow = false;  // exact sums of 2 or 4 dense columns: the matrix read as one array
+    bool narrow = false;  // exact sums of a few dense columns: the matrix read as one array
+    if constexpr (half_columns_v<T, Sem>) {
+      if (plan.columns && half_columns_fit<T, Sem>(input, pieces)) {
+        narrow = true;
+        static_assert(kHalfColumnCountBytes <= kPieceTickets * sizeof(unsigned), "the counters fit the piece tickets");
+        const HalfColumnCounts counts = half_column_counts(ws.piece_tickets);
+        if (Status s = with_half_columns(pieces.count, [&]<unsigned kCols>() -> Status {
+              constexpr auto kernel = reduceHalfColumns<Sem, kCols>;
+              std::uint64_t held = 0;
+              if (Status s = blocks_held<kernel>(device, sms, &held); !s) return s;
+              const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
+              const std::uint64_t wanted = std::max<std::uint64_t>(1, vectors / (kHalfColumnLoads * kThreads));
+              kernel<<<pieces_grid(options, held, wanted), kThreads, 0, stream>>>(input, pieces.length, counts, output);
+              const cudaError_t e = cudaGetLastError();
+              return e == cudaSuccess ? Status{} : cuda_status(e, "launching reduceHalfColumns");
+            });
+            !s)
+          return s;
+      }
+    }
     if constexpr (narrow_columns_v<T, Sem>) {
       if (plan.columns && narrow_columns_fit<T, Sem>(input, pieces)) {
         narrow = true;
@@ -96,7 +115,6 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
         else if (pieces.count == 4) s = launch.template operator()<4>();
         else if (pieces.count == 2 * kVec) s = launch.template operator()<2 * kVec>();
         else if (pieces.count == 4 * kVec) s = launch.template operator()<4 * kVec>();
-        else if constexpr (std::is_same_v<T, half>) s = launch.template operator()<8>();
         if (!s) return s;
       }
     }

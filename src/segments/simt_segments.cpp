@@ -73,6 +73,22 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   };
   if constexpr (Sem::order_free) {
     bool narrow = false;  // as on the GPU (device_segments.cuh)
+    if constexpr (half_columns_v<T, Sem>) {
+      if (plan.columns && half_columns_fit<T, Sem>(in, pieces)) {
+        narrow = true;
+        DeviceBytes tickets = device_copy(nullptr, 0, kHalfColumnCountBytes);
+        const HalfColumnCounts counts = half_column_counts(static_cast<unsigned*>(tickets.get()));
+        with_half_columns(pieces.count, [&]<unsigned kCols>() {
+          const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
+          cfg.grid = grid_for(std::max<std::uint64_t>(1, vectors / (kHalfColumnLoads * kThreads)));
+          cfg.name = "reduceHalfColumns";
+          rl::launch(reduceHalfColumns<Sem, kCols>, cfg, in, pieces.length, counts, out);
+        });
+        const auto* left = static_cast<const unsigned char*>(tickets.get());
+        if (std::any_of(left, left + kHalfColumnCountBytes, [](unsigned char b) { return b != 0; }))
+          throw std::logic_error("reduceHalfColumns left its counters set");
+      }
+    }
     if constexpr (narrow_columns_v<T, Sem>) {
       if (plan.columns && narrow_columns_fit<T, Sem>(in, pieces)) {
         narrow = true;
@@ -92,7 +108,6 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
         else if (pieces.count == 4) launch.template operator()<4>();
         else if (pieces.count == 2 * kVec) launch.template operator()<2 * kVec>();
         else if (pieces.count == 4 * kVec) launch.template operator()<4 * kVec>();
-        else if constexpr (std::is_same_v<T, half>) launch.template operator()<8>();
         if (*static_cast<unsigned*>(ticket.get()) != 0) throw std::logic_error("reduceNarrowColumns left its ticket set");
       }
     }

@@ -602,21 +602,24 @@ rl::analysis::Counts recorded_axis(const std::vector<T>& x, Matrix m, int axis, 
   return recorder.counts();
 }
 
-// A dense matrix of 2, 4, 8, 16 or 32 half columns or 2, 4, 8 or 16 float columns is read as one
-// array, each thread keeping the sums of every column or of a vector's (reduceNarrowColumns); 3
-// columns (and 32 float ones), bfloat16, a pitch, and a start off a 16-byte boundary take
-// reduceColumns. Variants plant a
-// NaN, infinities of both signs, columns of signed zeros only, and (float, bfloat16) a column
-// whose pair cannot hold it (2^100, 1, 2^-100, -2^100: listed and redone), in rows that leave a
-// tail after the last whole vector; grids 0, 1 and 3.
+// A dense matrix of 2, 4 or 8 to 256 (a power of two) half columns is read as one array and added
+// as integers (reduceHalfColumns), one of 2, 4, 8 or 16 float columns as one array with a window
+// and a pair a column (reduceNarrowColumns): each thread keeps the sums of every column or of a
+// vector's. 3 and 96 columns (and 32 float ones), bfloat16, a pitch, and a start off a 16-byte
+// boundary take the column kernels. Variants plant a NaN, infinities of both signs, columns of
+// signed zeros only, and (float, bfloat16) a column whose pair cannot hold it (2^100, 1, 2^-100,
+// -2^100: listed and redone), in rows that leave a tail after the last whole vector; grids 0, 1
+// and 3. Each call names the kernel that took it.
 template <class T>
 T narrow_value(double v) {
   return from_double<T>(v);
 }
 template <class T>
 void expect_narrow_columns() {
-  for (const std::uint64_t cols : {2, 3, 4, 8, 16, 32}) {
-    for (const std::uint64_t rows : {1, 2, 301, 20001}) {
+  std::vector<std::uint64_t> counts{2, 3, 4, 8, 16, 32};
+  if (std::is_same_v<T, half>) counts.insert(counts.end(), {64, 96, 128, 256});
+  for (const std::uint64_t cols : counts) {
+    for (const std::uint64_t rows : {std::uint64_t(1), std::uint64_t(2), std::uint64_t(301), std::uint64_t(cols <= 32 ? 20001 : 2001)}) {
       for (unsigned variant = 0; variant < 5; ++variant) {
         for (const std::uint64_t pitch : {std::uint64_t(0), cols + 2}) {
           if (pitch != 0 && variant != 1) continue;
@@ -648,8 +651,15 @@ void expect_narrow_columns() {
               const std::string what = type_name<T>() + " " + std::to_string(rows) + "x" + std::to_string(cols) + " pitch " +
                                        std::to_string(pitch) + " variant " + std::to_string(variant) + " offset " +
                                        std::to_string(off) + " grid " + std::to_string(grid);
+              const bool dense = pitch == 0 && off == 0 && rows > detail::Shape<T>::kVec;  // columns of a vector or less: a thread each
+              const bool halves = dense && std::is_same_v<T, half> && cols != 3 && cols != 96;
+              const bool floats = dense && std::is_same_v<T, float> && cols <= 16 && cols != 3;
+              simt::reset_accumulated_report();
               expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}, grid, off), want, "sum " + what);
               expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::mean{}, grid, off), want_mean, "mean " + what);
+              const auto& grids = simt::accumulated_report().grids;
+              EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceHalfColumns"), halves ? 2 : 0) << what;
+              EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceNarrowColumns"), floats ? 2 : 0) << what;
             }
         }
       }
@@ -663,8 +673,8 @@ TEST(NarrowColumns, FewDenseColumnsHaveTheCpuBits) {
 }
 
 // The narrow columns are read in 16-byte vectors: a warp access per 512 bytes, besides the
-// blocks' posts and the last block's fold of them, which grow with the columns (reduceColumns, a
-// lane per column or two, took one per 64 or 128 bytes).
+// blocks' posts or counts and the last block's fold of them, which grow with the columns
+// (reduceColumns, a lane per column or two, took one per 64 or 128 bytes).
 TEST(NarrowColumns, AreReadAWarpAccessPer512Bytes) {
   const std::uint64_t rows = 16384;
   for (const std::uint64_t cols : {2, 4, 8, 16}) {
@@ -676,7 +686,7 @@ TEST(NarrowColumns, AreReadAWarpAccessPer512Bytes) {
     const std::uint64_t accesses = counts.outside.global_accesses + counts.totals.global_accesses;
     EXPECT_LE(accesses, rows * cols * sizeof(float) / 512 + 256 + 16 * cols) << cols << " columns";
   }
-  for (const std::uint64_t cols : {2, 4, 8, 16, 32}) {
+  for (const std::uint64_t cols : {2, 4, 8, 16, 32, 64, 256}) {
     const Matrix m{rows, cols, 0};
     const auto x = random_input<half>(rows * cols, 17 + cols);
     std::vector<float> got;
@@ -709,8 +719,8 @@ TEST(Columns, BandsStartOnWholeLines) {
   expect_bands_on_whole_lines<std::int16_t>(64);
 }
 
-// Half columns sum in a plain double per thread and column, handed to the pair every 8192
-// elements (below 2^29: every partial sum a multiple of 2^-24 stays a double). At grid 1 a
+// Half columns sum in a plain double per thread and column, handed to the thread's integer count
+// every 8192 elements (below 2^29: every partial sum a multiple of 2^-24 stays a double). At grid 1 a
 // thread takes 12288 elements of each of 2 columns, vector t + 256 i (rows 4 (t + 256 i) + 0..3).
 // Column 0: even threads add 65504 and odd ones -65504 for i < 2560, then thread 0 adds 2^-24:
 // the exact sum is 2^-24, which a double past 2^29 (10240 x 65504) would round away (a tie, to

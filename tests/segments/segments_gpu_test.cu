@@ -312,10 +312,10 @@ TYPED_TEST(SegmentsGpuExact, LongRowsAWarpOrABlockEachHaveTheCpuBits) {
 
 // Fewer long rows than the blocks the GPU holds (200 rows of 65539: eight loads in flight a
 // thread at the default grid, four at grids 1 and 7), and the columns of a dense matrix of 2, 4,
-// 8, 16 or 32 half columns or 2, 4, 8 or 16 float columns read as one array (a NaN, infinities of
+// 2 to 256 half columns or 2, 4, 8 or 16 float columns read as one array (a NaN, infinities of
 // both signs, a column of signed zeros and one a pair cannot hold planted; 3 columns, 32 float
-// columns, bfloat16, double and a misaligned start take the column kernel), against the CPU
-// backend.
+// columns, bfloat16, double and a misaligned start take the column kernels), against the CPU
+// backend at every grid.
 TYPED_TEST(SegmentsGpuExact, FewLongRowsAndNarrowColumnsHaveTheCpuBits) {
   REQUIRE_GPU();
   using T = TypeParam;
@@ -323,7 +323,8 @@ TYPED_TEST(SegmentsGpuExact, FewLongRowsAndNarrowColumnsHaveTheCpuBits) {
   expect_gpu_axis_has_cpu_bits(input_for<T, op::sum>(rows.rows * rows.cols, 8), rows, 1, op::sum{},
                                type_name<T>() + " sum 200x65539");
   for (const Matrix m : {Matrix{1000003, 2, 0}, Matrix{1000003, 4, 0}, Matrix{300001, 8, 0}, Matrix{3001, 3, 0},
-                         Matrix{200003, 16, 0}, Matrix{100003, 32, 0}}) {
+                         Matrix{200003, 16, 0}, Matrix{100003, 32, 0}, Matrix{30001, 64, 0}, Matrix{20001, 128, 0},
+                         Matrix{10001, 256, 0}}) {
     auto x = input_for<T, op::sum>(m.rows * m.cols, 9 + m.cols);
     const auto at = [&](std::uint64_t r, std::uint64_t c) -> T& { return x[r * m.cols + c]; };
     const double big = std::is_same_v<T, half> ? 0x1p15 : 0x1p100, tiny = std::is_same_v<T, half> ? 0x1p-20 : 0x1p-100;
@@ -339,6 +340,22 @@ TYPED_TEST(SegmentsGpuExact, FewLongRowsAndNarrowColumnsHaveTheCpuBits) {
     expect_gpu_axis_has_cpu_bits(x, m, 0, op::sum{}, "sum " + what);
     expect_gpu_axis_has_cpu_bits(x, m, 0, op::mean{}, "mean " + what);
   }
+}
+
+// Half columns whose count of 2^-24 passes 2^63 (2^24 + 3 rows of 65504 each, 2^40 units apiece):
+// the blocks' counts meet in 128 bits, as two 64-bit counters a column (reduceHalfColumns). Column
+// 1 holds -65504 once, column 0 a NaN-free run of 65504s.
+TEST(SegmentsGpu, HalfColumnCountsPassTwoToThe63) {
+  REQUIRE_GPU();
+  const Matrix m{(std::uint64_t(1) << 24) + 3, 2, 0};
+  std::vector<half> x(m.rows * m.cols, from_double<half>(65504.0));
+  x[1001 * 2 + 1] = from_double<half>(-65504.0);
+  std::vector<float> want(2);
+  ASSERT_TRUE(cpu::reduce_axis(x.data(), m, 0, op::sum{}, want.data()).ok());
+  EXPECT_EQ(want[0], static_cast<float>(65504.0 * static_cast<double>(m.rows)));
+  EXPECT_EQ(want[1], static_cast<float>(65504.0 * static_cast<double>(m.rows - 2)));
+  expect_gpu_axis_has_cpu_bits(x, m, 0, op::sum{}, "sum (2^24 + 3) x 2 of 65504");
+  expect_gpu_axis_has_cpu_bits(x, m, 0, op::mean{}, "mean (2^24 + 3) x 2 of 65504");
 }
 
 TYPED_TEST(SegmentsGpuExact, PiecesAreTheExactSumsForEveryGrid) {
