@@ -1310,12 +1310,16 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 template <class T, class Sem>
 inline constexpr bool half_columns_v = std::is_same_v<T, half> && is_exact_pieces<Sem>::value;
 inline constexpr unsigned kHalfColumnsMost = 256;  // 32 vectors a row
-template <class T, class Sem>
-inline bool half_columns_fit(const void* input, const Pieces& p) {
+// The matrices these kernels (and reduceHalfColumnExtrema, below) read as one array: dense, 2, 4
+// or 8 to 256 (a power of two) 16-bit columns, a 16-byte aligned start, at least one row.
+inline bool dense_half_columns_fit(const void* input, const Pieces& p) {
   const bool columns = p.count == 2 || p.count == 4 ||
                        (p.count >= 8 && p.count <= kHalfColumnsMost && (p.count & (p.count - 1)) == 0);
-  return half_columns_v<T, Sem> && !p.offsets && columns && p.stride == p.count && p.length > 0 &&
-         reinterpret_cast<std::uintptr_t>(input) % 16 == 0;
+  return !p.offsets && columns && p.stride == p.count && p.length > 0 && reinterpret_cast<std::uintptr_t>(input) % 16 == 0;
+}
+template <class T, class Sem>
+inline bool half_columns_fit(const void* input, const Pieces& p) {
+  return half_columns_v<T, Sem> && dense_half_columns_fit(input, p);
 }
 // Loads in flight a thread, and blocks an SM (bench/colsum_probe, H200): eight loads and three
 // blocks up to 64 columns (124.3-125.6 us; four loads and four blocks 124.8-125.7); from 128
@@ -1353,6 +1357,53 @@ inline auto with_half_columns(std::uint64_t count, F&& f) {
   }
 }
 
+// The columns a thread of these kernels keeps (all of them, or a vector's), the rows a vector
+// holds, and the vectors a row holds.
+template <unsigned kCols>
+struct DenseHalfColumns {
+  static constexpr unsigned kVec = Shape<half>::kVec;
+  static constexpr unsigned kHeld = kCols < kVec ? kCols : kVec;
+  static constexpr unsigned kPer = kVec / kHeld, kGroups = kCols / kHeld;
+  static_assert(kCols <= kHalfColumnsMost && kVec % kHeld == 0, "a vector holds whole rows, or a row whole vectors");
+  static_assert(kGroups <= 32 && 32 % kGroups == 0 && kThreads % kGroups == 0, "a thread's vectors hold the same columns");
+};
+// A thread's share of a dense matrix of kCols 16-bit columns, read as one array: units of kIn
+// 16-byte vectors (vector u * kUnit + i * kThreads + threadIdx.x), every gridDim.x-th unit to a
+// block, then the vectors past the last whole unit one to a thread, then (a vector holds whole
+// rows) the elements past the last whole vector one to a thread. Every vector index a thread takes
+// is threadIdx.x modulo kGroups, so element r * kHeld + j of each of its vectors lies in the same
+// column. room(k) comes before k more elements of each column, take(v) with each vector,
+// take_one(x, column) with each element past the vectors.
+template <unsigned kCols, unsigned kIn, class T, class Room, class Take, class TakeOne>
+__device__ __forceinline__ void read_dense_half_columns(rl::gmem<const T> input, std::uint64_t rows, Room&& room,
+                                                        Take&& take, TakeOne&& take_one) {
+  using D = DenseHalfColumns<kCols>;
+  const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
+  const std::uint64_t t = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  const std::uint64_t n = rows * kCols, vectors = n / D::kVec;
+  constexpr std::uint64_t kUnit = std::uint64_t(kThreads) * kIn;
+  const std::uint64_t units = vectors / kUnit;
+  for (std::uint64_t u = blockIdx.x; u < units; u += gridDim.x) {
+    room(kIn * D::kPer);
+    Vec<T> v[kIn];
+#pragma unroll
+    for (unsigned i = 0; i < kIn; ++i) v[i] = load_vec(input, (u * kUnit + i * kThreads + threadIdx.x) * D::kVec);
+#pragma unroll
+    for (unsigned i = 0; i < kIn; ++i) take(v[i]);
+  }
+  for (std::uint64_t k = units * kUnit + t; k < vectors; k += threads) {
+    room(D::kPer);
+    take(load_vec(input, k * D::kVec));
+  }
+  if constexpr (D::kGroups == 1) {
+    if (t < n - vectors * D::kVec) {  // element t past the whole vectors lies in column t % kCols
+      room(1);
+      const T e = input[vectors * D::kVec + t];
+      take_one(e, static_cast<unsigned>(t % kCols));
+    }
+  }
+}
+
 template <class Sem, unsigned kCols, unsigned kIn = kHalfColumnLoads, int kMinBlocks = kHalfColumnBlocksPerSm<kCols>>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     reduceHalfColumns(rl::gmem<const half> input, std::uint64_t rows, HalfColumnCounts counts,
@@ -1360,11 +1411,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   using Count = ExactHalfSum128<Sem::kMean>;  // a column's count and flags
   using I = typename Count::Acc;
   static_assert(std::is_same_v<typename Count::Out, typename Sem::Out>, "the counts round to the pieces' result");
-  constexpr unsigned kVec = Shape<half>::kVec;
-  constexpr unsigned kHeld = kCols < kVec ? kCols : kVec;  // columns a thread keeps
-  constexpr unsigned kPer = kVec / kHeld, kGroups = kCols / kHeld;  // rows a vector, vectors a row
-  static_assert(kCols <= kHalfColumnsMost && kVec % kHeld == 0, "a vector holds whole rows, or a row whole vectors");
-  static_assert(kGroups <= 32 && 32 % kGroups == 0 && kThreads % kGroups == 0, "a thread's vectors hold the same columns");
+  constexpr unsigned kHeld = DenseHalfColumns<kCols>::kHeld, kPer = DenseHalfColumns<kCols>::kPer;
+  constexpr unsigned kGroups = DenseHalfColumns<kCols>::kGroups;
   // Thread t's count of its column j at held[j * kThreads + t]; after the lanes' fold, warp w's
   // count of column g * kHeld + j at held[j * kThreads + w * 32 + g].
   __shared__ I held_storage[kHeld * kThreads];
@@ -1372,9 +1420,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   __shared__ unsigned last_storage[1];
   rl::smem<unsigned> am_last = last_storage;
   const unsigned lane = threadIdx.x % 32;
-  const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
-  const std::uint64_t t = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x;
-  const std::uint64_t n = rows * kCols, vectors = n / kVec;
 
   double s[kHeld];
 #pragma unroll
@@ -1398,33 +1443,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 #pragma unroll
       for (unsigned j = 0; j < kHeld; ++j) s[j] += static_cast<double>(widen(v.v[r * kHeld + j]));
   };
-  // Units of kIn vectors a thread (vector u * kUnit + i * kThreads + threadIdx.x), every
-  // gridDim.x-th to a block, then the vectors past the last whole unit one to a thread: every
-  // vector index a thread takes is threadIdx.x modulo kGroups.
-  constexpr std::uint64_t kUnit = std::uint64_t(kThreads) * kIn;
-  const std::uint64_t units = vectors / kUnit;
-  for (std::uint64_t u = blockIdx.x; u < units; u += gridDim.x) {
-    make_room(kIn * kPer);
-    Vec<half> v[kIn];
+  read_dense_half_columns<kCols, kIn>(input, rows, make_room, take, [&](half e, unsigned column) {
 #pragma unroll
-    for (unsigned i = 0; i < kIn; ++i) v[i] = load_vec(input, (u * kUnit + i * kThreads + threadIdx.x) * kVec);
-#pragma unroll
-    for (unsigned i = 0; i < kIn; ++i) take(v[i]);
-  }
-  for (std::uint64_t k = units * kUnit + t; k < vectors; k += threads) {
-    make_room(kPer);
-    take(load_vec(input, k * kVec));
-  }
-  if constexpr (kGroups == 1) {
-    if (t < n - vectors * kVec) {  // the last rows, past the whole vectors: element t of them is in column t % kCols
-      make_room(1);
-      const half e = input[vectors * kVec + t];
-      const double x = static_cast<double>(widen(e));
-#pragma unroll
-      for (unsigned j = 0; j < kHeld; ++j)
-        if (t % kCols == j) s[j] += x;
-    }
-  }
+    for (unsigned j = 0; j < kHeld; ++j)
+      if (column == j) s[j] += static_cast<double>(widen(e));
+  });
   // The lanes that hold the same columns (g, g + kGroups, ...) add their counts; lane g < kGroups
   // ends with them and leaves them in its own slots.
 #pragma unroll
@@ -1458,6 +1481,108 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     output[c] = Count::finish(units * 8 | static_cast<I>(flags), rows);
   }
   if (threadIdx.x == 0) counts.ticket[0] = 0u;
+}
+
+// ---- Minima and maxima of dense half and bfloat16 columns, read as one array -------------------
+// The same reading (read_dense_half_columns) for min and max: a thread keeps, for each word of its
+// columns (columns 2q and 2q + 1 of the ones it keeps), the largest and smallest order keys seen
+// as one 16x2 max and min a word (keys16x2, as Extremum::absorb_words); a NaN's key lies beyond
+// the infinities', so the two extremes also tell whether a column saw one. The lanes that hold the
+// same columns meet with shuffles, the warps with shared-memory atomic maxima, the blocks with
+// global ones into two counters a column (HalfColumnKeys: the largest key plus 2^15 and 2^15 - 1
+// minus the smallest, so that zero, the counters' state between launches, is below every key).
+// The block that takes the last ticket writes each column's result and clears the counters.
+// Launched on as many blocks an SM as the sums (the launchers cap the grid there: more blocks
+// post more maxima). Until then these columns were read two a lane as words (PairExtremum) or four
+// words a lane.
+template <class T, class Op>
+inline constexpr bool half_column_extrema_v =
+    is_half_like<T> && (std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max>);
+struct HalfColumnKeys {
+  rl::gmem<unsigned> ticket;
+  rl::gmem<unsigned> most, least;  // kHalfColumnsMost each
+};
+inline constexpr std::size_t kHalfColumnKeyBytes = 8 + 2 * 4 * std::size_t(kHalfColumnsMost);
+// The counters in `tickets` (8-byte aligned, at least kHalfColumnKeyBytes, zero).
+inline HalfColumnKeys half_column_keys(unsigned* tickets) {
+  return HalfColumnKeys{tickets, tickets + 2, tickets + 2 + kHalfColumnsMost};
+}
+
+template <class T, bool kMax, unsigned kCols, unsigned kIn = kHalfColumnLoads, int kMinBlocks = kHalfColumnBlocksPerSm<kCols>>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    reduceHalfColumnExtrema(rl::gmem<const T> input, std::uint64_t rows, HalfColumnKeys keys, rl::gmem<T> output) {
+  using Column = Extremum<T, kMax>;
+  using Key = typename Column::Key;
+  constexpr unsigned kHeld = DenseHalfColumns<kCols>::kHeld, kGroups = DenseHalfColumns<kCols>::kGroups;
+  constexpr unsigned kWords = kHeld / 2;  // word q of a vector holds columns 2 (q % kWords) and + 1
+  __shared__ unsigned block_storage[2 * kCols];  // the block's counters, as the launch's
+  rl::smem<unsigned> block_keys = block_storage;
+  __shared__ unsigned last_storage[1];
+  rl::smem<unsigned> am_last = last_storage;
+  for (unsigned c = threadIdx.x; c < 2 * kCols; c += kThreads) block_keys[c] = 0u;
+  std::uint32_t most[kWords], least[kWords];
+#pragma unroll
+  for (unsigned q = 0; q < kWords; ++q) most[q] = 0x80008000u, least[q] = 0x7fff7fffu;
+  const auto take_word = [&](unsigned q, std::uint32_t k) {
+    most[q] = extreme_s16x2<true>(most[q], k);
+    least[q] = extreme_s16x2<false>(least[q], k);
+  };
+  read_dense_half_columns<kCols, kIn>(
+      input, rows, [](unsigned) {},
+      [&](const Vec<T>& v) {
+#pragma unroll
+        for (unsigned q = 0; q < 4; ++q)
+          take_word(q % kWords, keys16x2(std::uint32_t(v.v[2 * q].bits) | std::uint32_t(v.v[2 * q + 1].bits) << 16));
+      },
+      [&](T e, unsigned column) {  // the other half of the word keeps the identities
+        const std::uint32_t k = keys16x2(e.bits) & 0xffffu;
+#pragma unroll
+        for (unsigned q = 0; q < kWords; ++q) {
+          if (column / 2 != q) continue;
+          if (column % 2 == 0) {
+            most[q] = extreme_s16x2<true>(most[q], 0x80000000u | k);
+            least[q] = extreme_s16x2<false>(least[q], 0x7fff0000u | k);
+          } else {
+            most[q] = extreme_s16x2<true>(most[q], k << 16 | 0x8000u);
+            least[q] = extreme_s16x2<false>(least[q], k << 16 | 0x7fffu);
+          }
+        }
+      });
+  __syncthreads();  // block_keys cleared
+  const unsigned lane = threadIdx.x % 32;
+#pragma unroll
+  for (unsigned q = 0; q < kWords; ++q) {
+#pragma unroll
+    for (unsigned offset = 16; offset >= kGroups; offset >>= 1) {
+      most[q] = extreme_s16x2<true>(most[q], shuffle_down(most[q], offset));
+      least[q] = extreme_s16x2<false>(least[q], shuffle_down(least[q], offset));
+    }
+    if (lane < kGroups) {
+#pragma unroll
+      for (unsigned h = 0; h < 2; ++h) {
+        const unsigned c = lane * kHeld + 2 * q + h;
+        const int hi = static_cast<std::int16_t>(most[q] >> (16 * h)), lo = static_cast<std::int16_t>(least[q] >> (16 * h));
+        atomicMax(&block_keys[c], static_cast<unsigned>(hi + 0x8000));
+        atomicMax(&block_keys[kCols + c], static_cast<unsigned>(0x7fff - lo));
+      }
+    }
+  }
+  __syncthreads();
+  for (unsigned c = threadIdx.x; c < kCols; c += kThreads) {
+    atomicMax(&keys.most[c], block_keys[c]);
+    atomicMax(&keys.least[c], block_keys[kCols + c]);
+    __threadfence();  // this thread's maxima reach the counters before the block's ticket
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) am_last[0] = take_ticket(keys.ticket) == gridDim.x - 1 ? 1u : 0u;
+  __syncthreads();
+  if (am_last[0] == 0) return;
+  for (unsigned c = threadIdx.x; c < kCols; c += kThreads) {
+    const Key hi = static_cast<Key>(static_cast<int>(atomicExch(&keys.most[c], 0u)) - 0x8000);
+    const Key lo = static_cast<Key>(0x7fff - static_cast<int>(atomicExch(&keys.least[c], 0u)));
+    output[c] = Column::finish(Column::saw_nan(hi, lo) ? Column::nan_key() : kMax ? hi : lo, rows);
+  }
+  if (threadIdx.x == 0) keys.ticket[0] = 0u;
 }
 
 }  // namespace reducelab::detail

@@ -92,6 +92,26 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
           return s;
       }
     }
+    if constexpr (half_column_extrema_v<T, Op>) {  // min and max of the same matrices: read the same way
+      if (plan.columns && dense_half_columns_fit(input, pieces)) {
+        narrow = true;
+        static_assert(kHalfColumnKeyBytes <= kPieceTickets * sizeof(unsigned), "the counters fit the piece tickets");
+        const HalfColumnKeys keys = half_column_keys(ws.piece_tickets);
+        if (Status s = with_half_columns(pieces.count, [&]<unsigned kCols>() -> Status {
+              constexpr auto kernel = reduceHalfColumnExtrema<T, std::is_same_v<Op, op::max>, kCols>;
+              std::uint64_t held = 0;
+              if (Status s = blocks_held<kernel>(device, sms, &held); !s) return s;
+              held = std::min<std::uint64_t>(held, std::uint64_t(sms) * kHalfColumnBlocksPerSm<kCols>);
+              const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
+              const std::uint64_t wanted = std::max<std::uint64_t>(1, vectors / (kHalfColumnLoads * kThreads));
+              kernel<<<pieces_grid(options, held, wanted), kThreads, 0, stream>>>(input, pieces.length, keys, output);
+              const cudaError_t e = cudaGetLastError();
+              return e == cudaSuccess ? Status{} : cuda_status(e, "launching reduceHalfColumnExtrema");
+            });
+            !s)
+          return s;
+      }
+    }
     if constexpr (narrow_columns_v<T, Sem>) {
       if (plan.columns && narrow_columns_fit<T, Sem>(input, pieces)) {
         narrow = true;

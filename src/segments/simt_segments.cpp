@@ -89,6 +89,22 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
           throw std::logic_error("reduceHalfColumns left its counters set");
       }
     }
+    if constexpr (half_column_extrema_v<T, Op>) {
+      if (plan.columns && dense_half_columns_fit(in, pieces)) {
+        narrow = true;
+        DeviceBytes tickets = device_copy(nullptr, 0, kHalfColumnKeyBytes);
+        const HalfColumnKeys keys = half_column_keys(static_cast<unsigned*>(tickets.get()));
+        with_half_columns(pieces.count, [&]<unsigned kCols>() {
+          const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
+          cfg.grid = grid_for(std::max<std::uint64_t>(1, vectors / (kHalfColumnLoads * kThreads)));
+          cfg.name = "reduceHalfColumnExtrema";
+          rl::launch(reduceHalfColumnExtrema<T, std::is_same_v<Op, op::max>, kCols>, cfg, in, pieces.length, keys, out);
+        });
+        const auto* left = static_cast<const unsigned char*>(tickets.get());
+        if (std::any_of(left, left + kHalfColumnKeyBytes, [](unsigned char b) { return b != 0; }))
+          throw std::logic_error("reduceHalfColumnExtrema left its counters set");
+      }
+    }
     if constexpr (narrow_columns_v<T, Sem>) {
       if (plan.columns && narrow_columns_fit<T, Sem>(in, pieces)) {
         narrow = true;

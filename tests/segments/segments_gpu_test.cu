@@ -122,7 +122,7 @@ void expect_gpu_columns_have_cpu_bits(const std::vector<T>& x, Matrix m, Ops... 
 // pair is lost and redone, every grid, against the CPU backend.
 template <class T>
 void expect_special_columns_on_gpu() {
-  const std::vector<Matrix> ms{{300, 16, 0}, {4100, 64, 0}, {200, 33, 0}, {20, 1040, 1042}, {9, 1 << 20, 0}};
+  const std::vector<Matrix> ms{{300, 16, 0}, {4100, 64, 0}, {4100, 64, 72}, {200, 33, 0}, {20, 1040, 1042}, {9, 1 << 20, 0}};
   for (const Matrix m : ms)
     expect_gpu_columns_have_cpu_bits(special_columns<T>(m, 11 + m.cols), m, op::max{}, op::min{}, op::sum{}, op::mean{});
 }
@@ -130,6 +130,24 @@ TEST(SegmentsGpu, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs)
   REQUIRE_GPU();
   expect_special_columns_on_gpu<half>();
   expect_special_columns_on_gpu<bfloat16>();
+}
+
+// Minima and maxima of dense half and bfloat16 columns read as one array (reduceHalfColumnExtrema),
+// 2 to 256 columns, and 3 and 96 that take the other kernels: NaNs of both signs, columns of
+// signed zeros, of -inf only and of +inf with one -0 (extreme_half_columns), every grid, an input
+// off a 16-byte boundary, against the CPU backend. The SIMT twin is
+// SegmentsSimt.DenseHalfColumnExtremaSeeNaNsInfinitiesAndSignedZeros.
+template <class T>
+void expect_dense_half_column_extrema_on_gpu() {
+  for (const std::uint64_t cols : {2, 3, 4, 8, 16, 32, 64, 96, 128, 256}) {
+    const Matrix m{(std::uint64_t(1) << 22) / cols + 3, cols, 0};
+    expect_gpu_columns_have_cpu_bits(extreme_half_columns<T>(m.rows, cols, 9 + cols), m, op::max{}, op::min{});
+  }
+}
+TEST(SegmentsGpu, DenseHalfColumnExtremaSeeNaNsInfinitiesAndSignedZeros) {
+  REQUIRE_GPU();
+  expect_dense_half_column_extrema_on_gpu<half>();
+  expect_dense_half_column_extrema_on_gpu<bfloat16>();
 }
 
 // Rows of 2 and 4 halves write a vector's results in one store of 4, 8 or 16 bytes when the

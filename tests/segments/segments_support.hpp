@@ -206,6 +206,33 @@ std::vector<T> special_columns(Matrix m, std::uint64_t seed) {
   return x;
 }
 
+// A dense matrix of 16-bit floats (any column count from 2) with the extremes' hard cases planted:
+// a negative NaN in column 0's last row; column 1 of -0 with a single +0; from 4 columns, column 2
+// of -inf only and column 3 of +inf with one -0; +inf and a positive NaN in the last column (a
+// column 1 or 3 there keeps its other cases); random values elsewhere.
+template <class T>
+std::vector<T> extreme_half_columns(std::uint64_t rows, std::uint64_t cols, std::uint64_t seed) {
+  const bool is_half = std::is_same_v<T, half>;
+  const auto bits = [](std::uint16_t b) {
+    T t;
+    t.bits = b;
+    return t;
+  };
+  std::vector<T> x = random_input<T>(rows * cols, seed);
+  const auto at = [&](std::uint64_t r, std::uint64_t c) -> T& { return x[r * cols + c]; };
+  const std::uint64_t last = rows - 1;
+  at(last, cols - 1) = bits(is_half ? 0x7c00 : 0x7f80);
+  if (rows > 2) at(rows / 2, cols - 1) = bits(is_half ? 0x7e00 : 0x7fc0);
+  at(last, 0) = bits(is_half ? 0xfe00 : 0xffc0);
+  for (std::uint64_t r = 0; r < rows; ++r) at(r, 1) = bits(0x8000);
+  at(rows / 3, 1) = bits(0x0000);
+  if (cols >= 4) {
+    for (std::uint64_t r = 0; r < rows; ++r) at(r, 2) = bits(is_half ? 0xfc00 : 0xff80), at(r, 3) = bits(is_half ? 0x7c00 : 0x7f80);
+    at(rows / 2, 3) = bits(0x8000);
+  }
+  return x;
+}
+
 template <class F>
 void for_each_op(F&& f) {
   f(op::sum{}), f(op::prod{}), f(op::min{}), f(op::max{}), f(op::mean{}), f(op::argmin{}), f(op::argmax{});

@@ -305,7 +305,7 @@ TYPED_TEST(SegmentsSimt, SinglesHaveTheCpuBits) {
 // (reduceHalfColumns). Every result against the CPU backend, and the kernel that took half sums.
 template <class T>
 void expect_special_columns_match_cpu() {
-  const std::vector<Matrix> ms{{300, 16, 0}, {2100, 64, 0}, {200, 33, 0}, {20, 1040, 1042}, {9, 2048, 0}};
+  const std::vector<Matrix> ms{{300, 16, 0}, {2100, 64, 0}, {2100, 64, 72}, {200, 33, 0}, {20, 1040, 1042}, {9, 2048, 0}};
   for (const Matrix m : ms) {
     const auto x = special_columns<T>(m, 11 + m.cols);
     for (unsigned offset : {0u, 1u}) {
@@ -316,18 +316,21 @@ void expect_special_columns_match_cpu() {
                   what + " max");
       // Maxima (and minima) read four words a lane where the words split into aligned vectors,
       // but not where a word a lane gives each warp a whole group (32 groups of 32 words on the
-      // emulator's 32 warps: 9 x 2048).
+      // emulator's 32 warps: 9 x 2048), nor where the matrix is read as one array (dense, 16 and
+      // 64 columns: reduceHalfColumnExtrema; the same 64 columns with a pitch take the vectors).
       const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
       const bool words_warp_a_group = (m.cols / 2 + 31) / 32 >= 32;
+      const bool flat = offset == 0 && m.pitch == 0 && (m.cols == 16 || m.cols == 64);
       const auto& grids = simt::accumulated_report().grids;
       EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceColumns (vectors)"),
-                offset == 0 && m.cols % 8 == 0 && pitch % 8 == 0 && !words_warp_a_group ? 1 : 0)
+                offset == 0 && m.cols % 8 == 0 && pitch % 8 == 0 && !words_warp_a_group && !flat ? 1 : 0)
           << what;
+      EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceHalfColumnExtrema"), flat ? 1 : 0) << what;
       expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::min{}, 0, offset), expected_axis(x, m, 0, op::min{}),
                   what + " min");
       expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}, 0, offset), expected_axis(x, m, 0, op::sum{}),
                   what + " sum");
-      const bool halves = std::is_same_v<T, half> && offset == 0 && m.pitch == 0 && (m.cols == 16 || m.cols == 64);
+      const bool halves = std::is_same_v<T, half> && flat;
       const auto& summed = simt::accumulated_report().grids;
       EXPECT_EQ(std::count(summed.begin(), summed.end(), "reduceHalfColumns"), halves ? 1 : 0) << what;
       if (std::is_same_v<T, bfloat16>) {
@@ -341,6 +344,40 @@ void expect_special_columns_match_cpu() {
 TEST(SegmentsSimt, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs) {
   expect_special_columns_match_cpu<half>();
   expect_special_columns_match_cpu<bfloat16>();
+}
+
+// Minima and maxima of dense half and bfloat16 matrices of 2, 4 or 8 to 256 (a power of two)
+// columns are read as one array (reduceHalfColumnExtrema; 3 and 96 columns, 8 rows or fewer and a
+// start off a 16-byte boundary take the other kernels): NaNs of both signs, columns of signed zeros,
+// of -inf only and of +inf with one -0 (extreme_half_columns), rows that leave elements past the
+// last whole vector, grids 0, 1 and 3; every result against the CPU backend, and the kernel that
+// took it. The GPU twin is SegmentsGpu.DenseHalfColumnExtremaSeeNaNsInfinitiesAndSignedZeros.
+template <class T>
+void expect_dense_half_column_extrema() {
+  for (const std::uint64_t cols : {2, 3, 4, 8, 16, 64, 96, 256}) {
+    for (const std::uint64_t rows : {std::uint64_t(7), std::uint64_t(301), std::uint64_t(cols <= 16 ? 4001 : 1001)}) {
+      const Matrix m{rows, cols, 0};
+      const auto x = extreme_half_columns<T>(rows, cols, 5 + cols + rows);
+      const bool dense = cols != 3 && cols != 96 && rows > 8;
+      for (unsigned offset : {0u, 1u})
+        for (unsigned grid : {0u, 1u, 3u}) {
+          if (offset == 1 && grid != 0) continue;
+          const std::string what = type_name<T>() + " " + std::to_string(rows) + "x" + std::to_string(cols) + " offset " +
+                                   std::to_string(offset) + " grid " + std::to_string(grid);
+          simt::reset_accumulated_report();
+          expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::max{}, grid, offset), expected_axis(x, m, 0, op::max{}),
+                      what + " max");
+          expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::min{}, grid, offset), expected_axis(x, m, 0, op::min{}),
+                      what + " min");
+          const auto& grids = simt::accumulated_report().grids;
+          EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceHalfColumnExtrema"), dense && offset == 0 ? 2 : 0) << what;
+        }
+    }
+  }
+}
+TEST(SegmentsSimt, DenseHalfColumnExtremaSeeNaNsInfinitiesAndSignedZeros) {
+  expect_dense_half_column_extrema<half>();
+  expect_dense_half_column_extrema<bfloat16>();
 }
 
 // Columns of 4- and 8-byte elements that split into aligned vectors take reduceColumns over vectors
