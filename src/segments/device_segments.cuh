@@ -73,40 +73,39 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   }
   if constexpr (Sem::order_free) {
     bool narrow = false;  // exact sums of a few dense columns: the matrix read as one array
+    // Dense 16-bit columns read as one array (agent_segments.cuh): kKernel over kCols columns with
+    // its counters in the piece tickets, at most kHalfColumnBlocksPerSm blocks an SM.
+    const auto launch_dense_half = [&]<auto kKernel, unsigned kCols>(const auto& counters, const char* what) -> Status {
+      std::uint64_t held = 0;
+      if (Status s = blocks_held<kKernel>(device, sms, &held); !s) return s;
+      held = std::min<std::uint64_t>(held, std::uint64_t(sms) * kHalfColumnBlocksPerSm<kCols>);
+      const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
+      const std::uint64_t wanted = std::max<std::uint64_t>(1, vectors / (kHalfColumnLoads * kThreads));
+      kKernel<<<pieces_grid(options, held, wanted), kThreads, 0, stream>>>(input, pieces.length, counters, output);
+      const cudaError_t e = cudaGetLastError();
+      return e == cudaSuccess ? Status{} : cuda_status(e, what);
+    };
     if constexpr (half_columns_v<T, Sem>) {
       if (plan.columns && half_columns_fit<T, Sem>(input, pieces)) {
         narrow = true;
         static_assert(kHalfColumnCountBytes <= kPieceTickets * sizeof(unsigned), "the counters fit the piece tickets");
         const HalfColumnCounts counts = half_column_counts(ws.piece_tickets);
-        if (Status s = with_half_columns(pieces.count, [&]<unsigned kCols>() -> Status {
-              constexpr auto kernel = reduceHalfColumns<Sem, kCols>;
-              std::uint64_t held = 0;
-              if (Status s = blocks_held<kernel>(device, sms, &held); !s) return s;
-              const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
-              const std::uint64_t wanted = std::max<std::uint64_t>(1, vectors / (kHalfColumnLoads * kThreads));
-              kernel<<<pieces_grid(options, held, wanted), kThreads, 0, stream>>>(input, pieces.length, counts, output);
-              const cudaError_t e = cudaGetLastError();
-              return e == cudaSuccess ? Status{} : cuda_status(e, "launching reduceHalfColumns");
+        if (Status s = with_half_columns(pieces.count, [&]<unsigned kCols>() {
+              return launch_dense_half.template operator()<reduceHalfColumns<Sem, kCols>, kCols>(
+                  counts, "launching reduceHalfColumns");
             });
             !s)
           return s;
       }
     }
-    if constexpr (half_column_extrema_v<T, Op>) {  // min and max of the same matrices: read the same way
+    if constexpr (half_column_extrema_v<T, Op>) {  // min and max of the same matrices
       if (plan.columns && dense_half_columns_fit(input, pieces)) {
         narrow = true;
         static_assert(kHalfColumnKeyBytes <= kPieceTickets * sizeof(unsigned), "the counters fit the piece tickets");
         const HalfColumnKeys keys = half_column_keys(ws.piece_tickets);
-        if (Status s = with_half_columns(pieces.count, [&]<unsigned kCols>() -> Status {
-              constexpr auto kernel = reduceHalfColumnExtrema<T, std::is_same_v<Op, op::max>, kCols>;
-              std::uint64_t held = 0;
-              if (Status s = blocks_held<kernel>(device, sms, &held); !s) return s;
-              held = std::min<std::uint64_t>(held, std::uint64_t(sms) * kHalfColumnBlocksPerSm<kCols>);
-              const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
-              const std::uint64_t wanted = std::max<std::uint64_t>(1, vectors / (kHalfColumnLoads * kThreads));
-              kernel<<<pieces_grid(options, held, wanted), kThreads, 0, stream>>>(input, pieces.length, keys, output);
-              const cudaError_t e = cudaGetLastError();
-              return e == cudaSuccess ? Status{} : cuda_status(e, "launching reduceHalfColumnExtrema");
+        if (Status s = with_half_columns(pieces.count, [&]<unsigned kCols>() {
+              return launch_dense_half.template operator()<reduceHalfColumnExtrema<T, std::is_same_v<Op, op::max>, kCols>,
+                                                           kCols>(keys, "launching reduceHalfColumnExtrema");
             });
             !s)
           return s;

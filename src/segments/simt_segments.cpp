@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "segments/agent_segment_groups.cuh"
 #include "simt/portable.cuh"
@@ -73,36 +74,35 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   };
   if constexpr (Sem::order_free) {
     bool narrow = false;  // as on the GPU (device_segments.cuh)
+    // As on the GPU: kernel over kCols dense 16-bit columns, `counters` zero before and after.
+    const auto launch_dense_half = [&]<unsigned kCols>(auto kernel, const char* name, std::size_t bytes,
+                                                       auto counters_in) {
+      DeviceBytes tickets = device_copy(nullptr, 0, bytes);
+      const auto counters = counters_in(static_cast<unsigned*>(tickets.get()));
+      const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
+      cfg.grid = grid_for(std::max<std::uint64_t>(1, vectors / (kHalfColumnLoads * kThreads)));
+      cfg.name = name;
+      rl::launch(kernel, cfg, in, pieces.length, counters, out);
+      const auto* left = static_cast<const unsigned char*>(tickets.get());
+      if (std::any_of(left, left + bytes, [](unsigned char b) { return b != 0; }))
+        throw std::logic_error(std::string(name) + " left its counters set");
+    };
     if constexpr (half_columns_v<T, Sem>) {
       if (plan.columns && half_columns_fit<T, Sem>(in, pieces)) {
         narrow = true;
-        DeviceBytes tickets = device_copy(nullptr, 0, kHalfColumnCountBytes);
-        const HalfColumnCounts counts = half_column_counts(static_cast<unsigned*>(tickets.get()));
         with_half_columns(pieces.count, [&]<unsigned kCols>() {
-          const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
-          cfg.grid = grid_for(std::max<std::uint64_t>(1, vectors / (kHalfColumnLoads * kThreads)));
-          cfg.name = "reduceHalfColumns";
-          rl::launch(reduceHalfColumns<Sem, kCols>, cfg, in, pieces.length, counts, out);
+          launch_dense_half.template operator()<kCols>(reduceHalfColumns<Sem, kCols>, "reduceHalfColumns",
+                                                      kHalfColumnCountBytes, half_column_counts);
         });
-        const auto* left = static_cast<const unsigned char*>(tickets.get());
-        if (std::any_of(left, left + kHalfColumnCountBytes, [](unsigned char b) { return b != 0; }))
-          throw std::logic_error("reduceHalfColumns left its counters set");
       }
     }
     if constexpr (half_column_extrema_v<T, Op>) {
       if (plan.columns && dense_half_columns_fit(in, pieces)) {
         narrow = true;
-        DeviceBytes tickets = device_copy(nullptr, 0, kHalfColumnKeyBytes);
-        const HalfColumnKeys keys = half_column_keys(static_cast<unsigned*>(tickets.get()));
         with_half_columns(pieces.count, [&]<unsigned kCols>() {
-          const std::uint64_t vectors = pieces.length * kCols / Shape<T>::kVec;
-          cfg.grid = grid_for(std::max<std::uint64_t>(1, vectors / (kHalfColumnLoads * kThreads)));
-          cfg.name = "reduceHalfColumnExtrema";
-          rl::launch(reduceHalfColumnExtrema<T, std::is_same_v<Op, op::max>, kCols>, cfg, in, pieces.length, keys, out);
+          launch_dense_half.template operator()<kCols>(reduceHalfColumnExtrema<T, std::is_same_v<Op, op::max>, kCols>,
+                                                      "reduceHalfColumnExtrema", kHalfColumnKeyBytes, half_column_keys);
         });
-        const auto* left = static_cast<const unsigned char*>(tickets.get());
-        if (std::any_of(left, left + kHalfColumnKeyBytes, [](unsigned char b) { return b != 0; }))
-          throw std::logic_error("reduceHalfColumnExtrema left its counters set");
       }
     }
     if constexpr (narrow_columns_v<T, Sem>) {
