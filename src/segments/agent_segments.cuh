@@ -14,7 +14,9 @@
 //                      read as one array, a thread keeping the sums of every column (or of the
 //                      columns a vector holds).
 //   reduceHalfColumns  exact sums and means of 2, 4 or 8 to 256 (a power of two) dense half
-//                      columns: read the same way, the sums added as integers (counts of 2^-24).
+//                      columns: read the same way, the sums added as integers (counts of 2^-24);
+//                      reduceHalfColumnExtrema, min and max of such half and bfloat16 columns.
+//                      (Other 16-bit columns take reduceColumns, two columns a lane.)
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
 //   reduceCutRows      exact double sums and means of rows of up to 256 elements: the row's
