@@ -1,12 +1,13 @@
 // narrow_probe: exact sums along axis 0 of a dense matrix of 2, 4 or 8 columns, or of rows of two
-// or four vectors (16 and 32 half columns, 8 and 16 float columns), read as one array
+// to 32 vectors (16 to 256 half columns, 8 and 16 float columns), read as one array
 // (reduceNarrowColumns) with other loads in flight and occupancies, against the column kernel the
 // library used before for them (reduceColumns, half columns two a lane as words, float columns a
 // lane and two a lane) and against the
-// max along the same axis and the exact sum of the whole array (reducelab::reduce), on device 0,
-// cold (behind an L2 flush), median of R; every variant's results compared bit for bit with
-// reduce_axis's. Half columns have since moved to reduceHalfColumns (bench/colsum_probe): for them
-// the reduce_axis line is that kernel, and the narrow variants keep a window and a pair a column.
+// max along the same axis, the exact sum of the whole array (reducelab::reduce) and a plain read of
+// the bytes, on device 0, cold (behind an L2 flush), median of R; every variant's results compared
+// bit for bit with reduce_axis's. Half columns have since moved to reduceHalfColumns
+// (bench/colsum_probe): for them the reduce_axis line is that kernel, and the narrow variants keep
+// a double chain and a pair a column (RunningFold<half>).
 //   narrow_probe [repeats=10]
 #include <cuda_runtime.h>
 
@@ -130,8 +131,8 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, const
   float* lib = nullptr;
   Bufs b;
   CK(cudaMalloc(&x, n * sizeof(T)));
-  CK(cudaMalloc(&lib, 256));
-  CK(cudaMalloc(&b.out, 256));
+  CK(cudaMalloc(&lib, 1024));
+  CK(cudaMalloc(&b.out, 1024));
   CK(cudaMalloc(&b.partials, 1 << 20));
   CK(cudaMalloc(&b.tickets, 1 << 16));
   CK(cudaMalloc(&b.redo, 1 << 20));
@@ -142,11 +143,12 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, const
   const float lib_us = cold_us(flush, [&] { check(reduce_axis(x, m, 0, op::sum{}, lib, nullptr, {})); }, repeats);
   const float max_us = cold_us(flush, [&] { check(reduce_axis(x, m, 0, op::max{}, reinterpret_cast<T*>(b.out), nullptr, {})); }, repeats);
   const float all_us = cold_us(flush, [&] { check(reduce(x, n, op::sum{}, b.out, nullptr, {})); }, repeats);
+  const float read_us = cold_us(flush, [&] { read_units<4><<<sms * 8, 256>>>(reinterpret_cast<const int4*>(x), n * sizeof(T) / 16, reinterpret_cast<int*>(b.redo) + 1024); }, repeats);
   std::vector<float> want(kCols);
   CK(cudaMemcpy(want.data(), lib, kCols * sizeof(float), cudaMemcpyDeviceToHost));
   const double bytes = double(n) * sizeof(T);
-  std::printf("%llu x %u %s: reduce_axis sum %.1f us (%.0f GB/s); max along axis 0 %.1f us; whole-array exact sum %.1f us\n",
-              static_cast<unsigned long long>(rows), kCols, name, lib_us, bytes / (lib_us * 1e3), max_us, all_us);
+  std::printf("%llu x %u %s: reduce_axis sum %.1f us (%.0f GB/s); max along axis 0 %.1f us; whole-array exact sum %.1f us; read %.1f us\n",
+              static_cast<unsigned long long>(rows), kCols, name, lib_us, bytes / (lib_us * 1e3), max_us, all_us, read_us);
   columns<T>(flush, repeats, sms, x, rows, kCols, want, b);
   // The library's loads and blocks an SM first, then the other variants.
   constexpr unsigned kIn = kNarrowLoads<T, kCols>;
@@ -155,6 +157,8 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, const
   if constexpr (kIn != 4 || kMin != 3) narrow<T, kCols, 4, 3>(flush, repeats, sms, x, rows, want, b);
   if constexpr (kIn != 8 || kMin != 2) narrow<T, kCols, 8, 2>(flush, repeats, sms, x, rows, want, b);
   narrow<T, kCols, 2, 4>(flush, repeats, sms, x, rows, want, b);
+  if constexpr (kIn != 4 || kMin != 4) narrow<T, kCols, 4, 4>(flush, repeats, sms, x, rows, want, b);
+  if constexpr (kIn != 8 || kMin != 3) narrow<T, kCols, 8, 3>(flush, repeats, sms, x, rows, want, b);
   CK(cudaFree(x));
   CK(cudaFree(lib));
   CK(cudaFree(b.out));
@@ -181,5 +185,8 @@ int main(int argc, char** argv) {
   probe<reducelab::half, 32>(flush, repeats, sms, std::uint64_t(1) << 23, "half");
   probe<float, 8>(flush, repeats, sms, std::uint64_t(1) << 25, "float");
   probe<float, 16>(flush, repeats, sms, std::uint64_t(1) << 24, "float");
+  probe<reducelab::half, 64>(flush, repeats, sms, std::uint64_t(1) << 22, "half");
+  probe<reducelab::half, 128>(flush, repeats, sms, std::uint64_t(1) << 21, "half");
+  probe<reducelab::half, 256>(flush, repeats, sms, std::uint64_t(1) << 20, "half");
   return 0;
 }
