@@ -797,42 +797,29 @@ struct RunningFold<std::uint32_t, PairSum<T, Sem>> {
   }
 };
 
-// Half columns: a plain double per column and no window, handed to the columns' pairs every
-// kHalfChain elements (exact_pieces.cuh; also NarrowRuns below).
+// Half columns: a plain double chain per column and no window (HalfChains, exact_pieces.cuh).
 template <class Sem>
 struct RunningFold<std::uint32_t, PairSum<half, Sem>> {
   using Acc = typename PairSum<half, Sem>::Acc;
-  using Pair = typename Sem::Acc;
-  Pair pair[2];
-  double s[2] = {-0.0, -0.0};
-  unsigned taken = 0;  // elements in each column's double
+  HalfChains<Sem, 2> chains;  // the low halves' column, the high halves'
 
-  __device__ __forceinline__ explicit RunningFold(std::uint64_t) : pair{Sem::identity(), Sem::identity()} {}
+  __device__ __forceinline__ explicit RunningFold(std::uint64_t) {}
   template <unsigned N, class IndexOf>
   __device__ __forceinline__ void take(const std::uint32_t* word, IndexOf) {
-    if (taken + N > kHalfChain) {
-      pair[0] = hand_over(pair[0], s[0]), pair[1] = hand_over(pair[1], s[1]);
-      s[0] = s[1] = -0.0, taken = 0;
-    }
-    taken += N;
+    chains.template make_room<N>();
 #pragma unroll
     for (unsigned k = 0; k < N; ++k) {
       half lo, hi;
       lo.bits = static_cast<std::uint16_t>(word[k]);
       hi.bits = static_cast<std::uint16_t>(word[k] >> 16);
-      s[0] += static_cast<double>(widen(lo));
-      s[1] += static_cast<double>(widen(hi));
+      chains.add(0, lo);
+      chains.add(1, hi);
     }
   }
   __device__ __forceinline__ void take_one(std::uint32_t word, std::uint64_t index) {
     take<1>(&word, [&](unsigned) { return index; });
   }
-  __device__ __forceinline__ Acc result() { return Acc{{hand_over(pair[0], s[0]), hand_over(pair[1], s[1])}}; }
-
- private:
-  // A column's double into its pair, out of line (the pair's combine, inlined at each call, costs
-  // registers in the loop).
-  __device__ __noinline__ static Pair hand_over(Pair p, double v) { return half_chain_into_pair<Sem>(p, v); }
+  __device__ __forceinline__ Acc result() { return Acc{{chains.result(0), chains.result(1)}}; }
 };
 
 // The min, max, sum or mean of half or bfloat16 (Op) along axis 0, when the columns pair up into

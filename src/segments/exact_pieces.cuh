@@ -144,34 +144,58 @@ struct RunningFold {
   }
 };
 
-// Exact half sums: a plain double chain, handed to the pair every kHalfChain elements, in place of
-// the window (no magnitudes to track: the chain cannot fail).
+// K columns' halves in plain double chains, each handed to its column's pair every kHalfChain
+// elements (every chain takes as many elements as the others).
+template <class Sem, unsigned K>
+struct HalfChains {
+  using Pair = typename Sem::Acc;
+  Pair pair[K];
+  double s[K];
+  unsigned taken = 0;  // elements in each chain
+
+  RL_HD_INLINE HalfChains() {
+#pragma unroll
+    for (unsigned j = 0; j < K; ++j) pair[j] = Sem::identity(), s[j] = -0.0;
+  }
+  // Before N more elements a chain: the chains into their pairs if they would pass kHalfChain.
+  template <unsigned N>
+  __device__ __forceinline__ void make_room() {
+    static_assert(N <= kHalfChain);
+    if (taken + N > kHalfChain) {
+#pragma unroll
+      for (unsigned j = 0; j < K; ++j) pair[j] = hand_over(pair[j], s[j]), s[j] = -0.0;
+      taken = 0;
+    }
+    taken += N;
+  }
+  __device__ __forceinline__ void add(unsigned j, half x) { s[j] += static_cast<double>(widen(x)); }
+  __device__ __forceinline__ Pair result(unsigned j) { return hand_over(pair[j], s[j]); }
+
+ private:
+  // Out of line: the pair's combine, inlined at each call, costs registers in the loop.
+  __device__ __noinline__ static Pair hand_over(Pair p, double v) { return half_chain_into_pair<Sem>(p, v); }
+};
+
+// Exact half sums: a plain double chain in place of the window (no magnitudes to track: the
+// chain cannot fail).
 template <class Sem>
   requires is_exact_pieces<Sem>::value
 struct RunningFold<half, Sem> {
   using Acc = typename Sem::Acc;
-  Acc pair = Sem::identity();
-  double s = -0.0;
-  unsigned taken = 0;  // elements in s
+  HalfChains<Sem, 1> chain;
 
   RunningFold() = default;
   __device__ __forceinline__ explicit RunningFold(std::uint64_t) {}
   template <unsigned N, class IndexOf>
   __device__ __forceinline__ void take(const half* v, IndexOf) {
-    static_assert(N <= kHalfChain);
-    if (taken + N > kHalfChain) pair = hand_over(pair, s), s = -0.0, taken = 0;
-    taken += N;
+    chain.template make_room<N>();
 #pragma unroll
-    for (unsigned j = 0; j < N; ++j) s += static_cast<double>(widen(v[j]));
+    for (unsigned j = 0; j < N; ++j) chain.add(0, v[j]);
   }
   __device__ __forceinline__ void take_one(half x, std::uint64_t index) {
     take<1>(&x, [&](unsigned) { return index; });
   }
-  __device__ __forceinline__ Acc result() { return hand_over(pair, s); }
-
- private:
-  // Out of line: the pair's combine, inlined at each call, costs registers in the loop.
-  __device__ __noinline__ static Acc hand_over(Acc p, double v) { return half_chain_into_pair<Sem>(p, v); }
+  __device__ __forceinline__ Acc result() { return chain.result(0); }
 };
 
 // A lane's elements in plain double windows of at most `most` elements (fold_contiguous settles
