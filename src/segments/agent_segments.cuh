@@ -16,7 +16,10 @@
 //   reduceHalfColumns  exact sums and means of 2, 4 or 8 to 256 (a power of two) dense half
 //                      columns: read the same way, the sums added as integers (counts of 2^-24);
 //                      reduceHalfColumnExtrema, min and max of such half and bfloat16 columns.
-//                      (Other 16-bit columns take reduceColumns, two columns a lane.)
+//   reduceHalfColumnBands  exact half sums and means of at least 256 columns in whole 16-byte
+//                      vectors: a vector of eight columns a lane, plain doubles over bands of at
+//                      most 8192 rows (or a warp a group over every row), the bands' sums added
+//                      as integers. (Other 16-bit columns take reduceColumns, two columns a lane.)
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
 //   reduceCutRows      exact double sums and means of rows of up to 256 elements: the row's
@@ -68,7 +71,8 @@
 // Still slow: columns of floating-point products follow each column's fixed order, one element
 // per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
 // columns of 16-bit elements load 2 bytes a lane (64 bytes a warp) but for their min, max,
-// sums and means, which read words of two columns (PairExtremum, PairSum); rows shorter than one
+// sums and means, which read words of two columns (PairExtremum, PairSum) where the kernels above
+// do not take them; rows shorter than one
 // 16-byte vector take one load each only when they are exactly 4 or 8 bytes (others, element by
 // element), unless they are exact sums of a dense matrix whose rows divide a vector
 // (reducePackedRows); exact sums of long rows stay 4 to 7 % behind CUB's plain sums: a warp a row
@@ -316,11 +320,19 @@ __device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x,
   return warp_fold<Sem>(lane_fold_free<T, Sem, 4, true, kShort>(x, n, 32, threadIdx.x % 32, rotate));
 }
 
+// Whether Sem is min or max (Extremum, whose result type is the element's).
+template <class Sem>
+inline constexpr bool extremum_v = std::is_base_of_v<Extremum<typename Sem::Out, true>, Sem> ||
+                                   std::is_base_of_v<Extremum<typename Sem::Out, false>, Sem>;
+
 // The result of piece p, whose one element is x. A finite floating-point element is its own exact
 // sum and mean: converted once, with none of the pair's steps; an infinity or NaN takes them (and
 // their rules for the result; a pair that would need the redo lists p, and the redo writes it).
+// The minimum and maximum of one floating-point element are the element, or the canonical NaN:
+// what its order key's round trip gives, in one comparison.
 template <class Sem, class T>
 __device__ __forceinline__ typename Sem::Out single_result(T x, std::uint64_t p, rl::gmem<unsigned long long> redo) {
+  if constexpr (extremum_v<Sem> && is_floating<T>) return is_nan(x) ? canonical_nan<T>() : x;
   if constexpr (is_exact_pieces<Sem>::value) {
     const double v = static_cast<double>(widen(x));
     if (finite_double(v)) return Sem::finish_exact(v, 1);
@@ -455,8 +467,16 @@ __global__ void __launch_bounds__(kThreads)
       if (v + u * threads >= units) continue;
       const std::uint64_t first = head + (v + u * threads) * kN;
       Out o[kN];
+      if constexpr (extremum_v<Sem> && is_half_like<T>) {  // a word of two results at a time
+        std::uint32_t w[kN / 2];
+        memcpy(w, x[u].v, sizeof w);
 #pragma unroll
-      for (unsigned j = 0; j < kN; ++j) o[j] = single_result<Sem>(x[u].v[j], first + j, redo);
+        for (unsigned q = 0; q < kN / 2; ++q) w[q] = canonical_nans16x2<T>(w[q], nans16x2<T>(w[q]));
+        memcpy(o, w, sizeof o);
+      } else {
+#pragma unroll
+        for (unsigned j = 0; j < kN; ++j) o[j] = single_result<Sem>(x[u].v[j], first + j, redo);
+      }
       store_results(output, first, o);
     }
   }
@@ -1574,6 +1594,197 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   if (threadIdx.x == 0) keys.ticket[0] = 0u;
 }
 
+// ---- Exact sums and means of wide half columns, a 16-byte vector of columns a lane -------------
+// Columns too many for reduceHalfColumns (or pitched rows) were read a word of two columns a lane
+// (reduceColumns over PairSum): each lane kept a double chain and an exact pair per column, 76
+// registers, three blocks an SM, and the exact half sums along 16384 x 16384 and 256 x 2^20 ran
+// at 85 and 88 % of the read ceiling (H200) where their maxima, four words a lane, ran at 95.
+// Here a lane reads 16 bytes of a row (eight columns) and keeps eight plain doubles, each exact
+// for up to kHalfChain halves (exact_pair.cuh): a warp takes 32 vectors (a group of 256 columns)
+// over a band of at most kHalfChain rows, the block's eight warps every eighth row of it; the
+// warps' doubles meet in shared memory (any sum of a band's halves is a double, so the order does
+// not matter). A matrix of one band writes each column then; otherwise each band posts its column
+// sums as ExactHalfSum64 counts (|sum| < 2^13 * 2^16 in units of 2^-24, below 2^53), and the block
+// that takes its group's last ticket adds the group's posts in 128 bits (ExactHalfSum128) and
+// rounds each column once.
+inline constexpr unsigned kBandVec = 8;                     // columns a lane: a 16-byte vector of halves
+inline constexpr unsigned kBandColumns = 32 * kBandVec;     // columns a group (a warp's 32 vectors)
+inline constexpr unsigned kHalfBandLoads = 8;               // vectors in flight a lane
+inline constexpr int kHalfBandBlocksPerSm = 4;
+struct HalfBands {
+  std::uint64_t rows = 0, pitch = 0, cols = 0;  // pitch in halves, a multiple of kBandVec
+  std::uint64_t groups = 0, bands = 1, band_rows = 0;
+  bool warp_each = false;  // a warp a group, every row (at most kHalfChain of them), no block fold
+};
+// The bands of a matrix of half columns on `blocks` resident blocks, or bands == 0 where it does
+// not fit: whole 16-byte vectors of columns (cols and pitch multiples of 8, a 16-byte aligned
+// start), at least a group's worth of columns with at least 3/4 of the groups' lanes busy, and,
+// with more than one band, the posts within the workspace's column partials and a ticket a
+// group. Of the band counts that fit, the one whose most jobs a block takes times its rows is
+// least (the fewest bands on a tie): 16384 x 16384 takes 8 bands of 2048 rows (512 jobs) on 528
+// blocks. Up to kHalfChain rows a warp may take a group alone instead, where the most groups a
+// warp then takes times the rows is no more than the bands' rounds times a warp's share of a band:
+// 256 x 2^20 (4096 groups on 4224 warps, against 4096 jobs of one band, eight rounds of 528
+// blocks) took 131.6 us in bands (H200).
+inline HalfBands half_bands(const void* input, const Pieces& p, std::uint64_t blocks) {
+  HalfBands s;
+  s.rows = p.length, s.pitch = p.stride, s.cols = p.count;
+  s.bands = 0;
+  const std::uint64_t vectors = p.count / kBandVec;
+  if (p.offsets || p.count % kBandVec != 0 || p.stride % kBandVec != 0 || p.length == 0 || vectors < 32 ||
+      reinterpret_cast<std::uintptr_t>(input) % 16 != 0)
+    return s;
+  s.groups = (vectors + 31) / 32;
+  if (4 * vectors < 3 * 32 * s.groups) return s;
+  if (blocks < 1) blocks = 1;
+  const std::uint64_t step = std::uint64_t(kWarps) * kHalfBandLoads;  // rows a block covers per round of loads
+  const std::uint64_t fewest = (p.length + kHalfChain - 1) / kHalfChain;
+  const std::uint64_t posts = kPiecePartialBytes / (p.count * sizeof(long long));
+  const std::uint64_t most = s.groups > kPieceTickets ? 1 : std::min<std::uint64_t>(std::max<std::uint64_t>(posts, 1),
+                                                                                      (p.length + step - 1) / step);
+  if (fewest > most) return s;
+  const auto band_rows = [&](std::uint64_t b) { return ((p.length + b - 1) / b + step - 1) / step * step; };
+  std::uint64_t best = 0, best_cost = 0;
+  for (std::uint64_t b = fewest; b <= most && b <= fewest + 4 * blocks; ++b) {
+    const std::uint64_t rows = std::min<std::uint64_t>(band_rows(b), kHalfChain);
+    const std::uint64_t bands = (p.length + rows - 1) / rows;
+    if (bands > most) continue;
+    const std::uint64_t cost = (s.groups * bands + blocks - 1) / blocks * std::min<std::uint64_t>(rows, p.length);
+    if (best == 0 || cost < best_cost) best = bands, best_cost = cost, s.band_rows = rows;
+  }
+  s.bands = best;
+  const std::uint64_t warps = blocks * kWarps;
+  s.warp_each = p.length <= kHalfChain && (s.groups + warps - 1) / warps * p.length <= best_cost / kWarps;
+  if (s.warp_each) s.bands = 1, s.band_rows = p.length;
+  return s;
+}
+
+template <class Sem, unsigned kLoads = kHalfBandLoads, int kMinBlocks = kHalfBandBlocksPerSm>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    reduceHalfColumnBands(rl::gmem<const half> input, HalfBands shape, rl::gmem<long long> posts,
+                          rl::gmem<unsigned> tickets, rl::gmem<typename Sem::Out> output) {
+  using Post = ExactHalfSum64<Sem::kMean>;   // a band's sum of a column
+  using Count = ExactHalfSum128<Sem::kMean>;  // the column's
+  static_assert(std::is_same_v<typename Count::Out, typename Sem::Out>, "the counts round to the pieces' result");
+  // Warp w's double of group column c at sums[w * kRow + c + c / 32]: a lane's eight columns go
+  // out two lanes a bank pair, and thread t reads column t of every warp without conflicts.
+  constexpr unsigned kRow = kBandColumns + kBandColumns / 32;
+  __shared__ double sums_storage[kWarps * kRow];
+  rl::smem<double> sums = sums_storage;
+  __shared__ unsigned last_storage[1];
+  rl::smem<unsigned> am_last = last_storage;
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::uint64_t vectors = shape.cols / kBandVec, jobs = shape.groups * shape.bands;
+  // Rows r, r + step, ... < end of `vector` into s, kLoads loads in flight.
+  const auto add_rows = [&](std::uint64_t vector, std::uint64_t r, std::uint64_t end, std::uint64_t step,
+                            double (&s)[kBandVec]) {
+    const auto take = [&](const std::uint32_t (&w)[4]) {
+#pragma unroll
+      for (unsigned j = 0; j < kBandVec; ++j) {
+        half e;
+        e.bits = static_cast<std::uint16_t>(w[j / 2] >> (16 * (j % 2)));
+        s[j] += static_cast<double>(widen(e));
+      }
+    };
+    for (; r + (kLoads - 1) * step < end; r += kLoads * step) {
+      std::uint32_t w[kLoads][4];
+#pragma unroll
+      for (unsigned k = 0; k < kLoads; ++k) load_words(input, (r + k * step) * shape.pitch + vector * kBandVec, true, w[k]);
+#pragma unroll
+      for (unsigned k = 0; k < kLoads; ++k) take(w[k]);
+    }
+    for (; r < end; r += step) {
+      std::uint32_t w[4];
+      load_words(input, r * shape.pitch + vector * kBandVec, true, w);
+      take(w);
+    }
+  };
+  // A column's exact double sum as the pieces' result.
+  const auto result = [&](double total) {
+    return finite_double(total) ? Sem::finish_exact(total, shape.rows)
+                                : Count::finish(Count::absorb(Count::identity(), total), shape.rows);
+  };
+  if (shape.warp_each) {  // lane l sums vector 32 g + l of every row and writes its eight columns
+    for (std::uint64_t g = std::uint64_t(blockIdx.x) * kWarps + warp; g < shape.groups; g += std::uint64_t(gridDim.x) * kWarps) {
+      const std::uint64_t vector = g * 32 + lane;
+      if (vector >= vectors) continue;
+      double s[kBandVec];
+#pragma unroll
+      for (unsigned j = 0; j < kBandVec; ++j) s[j] = -0.0;
+      add_rows(vector, 0, shape.rows, 1, s);
+      typename Sem::Out o[kBandVec];
+#pragma unroll
+      for (unsigned j = 0; j < kBandVec; ++j) o[j] = result(s[j]);
+      if (misalignment16<typename Sem::Out>(output) == 0) {
+        store_results(output, vector * kBandVec, o);
+      } else {
+#pragma unroll
+        for (unsigned j = 0; j < kBandVec; ++j) output[vector * kBandVec + j] = o[j];
+      }
+    }
+    return;
+  }
+  for (std::uint64_t job = blockIdx.x; job < jobs; job += gridDim.x) {
+    // Jobs that run at once take neighbouring groups of the same band: whole rows at a time.
+    const std::uint64_t band = job / shape.groups, group = job % shape.groups;
+    const std::uint64_t vector = group * 32 + lane;
+    const std::uint64_t row_begin = band * shape.band_rows;
+    const std::uint64_t row_end = std::min<std::uint64_t>(shape.rows, row_begin + shape.band_rows);
+    double s[kBandVec];
+#pragma unroll
+    for (unsigned j = 0; j < kBandVec; ++j) s[j] = -0.0;  // -0 + x == x, and -0 + -0 stays -0
+    if (vector < vectors) add_rows(vector, row_begin + warp, row_end, kWarps, s);
+#pragma unroll
+    for (unsigned j = 0; j < kBandVec; ++j) {
+      const unsigned c = lane * kBandVec + j;
+      sums[warp * kRow + c + c / 32] = s[j];
+    }
+    __syncthreads();
+    // Column c of the group: the warps' doubles added (any order: exact).
+    const auto band_sum = [&](unsigned c) {
+      double total = -0.0;
+      for (unsigned w = 0; w < kWarps; ++w) total += sums[w * kRow + c + c / 32];
+      return total;
+    };
+    if (shape.bands == 1) {
+      for (unsigned c = threadIdx.x; c < kBandColumns; c += kThreads) {
+        const std::uint64_t column = group * kBandColumns + c;
+        if (column >= shape.cols) break;
+        output[column] = result(band_sum(c));
+      }
+      __syncthreads();  // sums is reused by the next job
+      continue;
+    }
+    for (unsigned c = threadIdx.x; c < kBandColumns; c += kThreads) {
+      const std::uint64_t column = group * kBandColumns + c;
+      if (column >= shape.cols) break;
+      posts[band * shape.cols + column] = Post::absorb(Post::identity(), band_sum(c));
+    }
+    __syncthreads();  // every post written before thread 0's ticket (its release publishes them)
+    if (threadIdx.x == 0) am_last[0] = take_ticket(tickets + group) == shape.bands - 1 ? 1u : 0u;
+    __syncthreads();
+    if (am_last[0] != 0) {  // the group's last band: add its posts, four loads in flight
+      for (unsigned c = threadIdx.x; c < kBandColumns; c += kThreads) {
+        const std::uint64_t column = group * kBandColumns + c;
+        if (column >= shape.cols) break;
+        typename Count::Acc all = Count::identity();
+        std::uint64_t b = 0;
+        for (; b + 4 <= shape.bands; b += 4) {
+          long long q[4];
+#pragma unroll
+          for (unsigned k = 0; k < 4; ++k) q[k] = load_other_block(posts, (b + k) * shape.cols + column);
+#pragma unroll
+          for (unsigned k = 0; k < 4; ++k) all = Count::combine(all, Count::from(q[k]));
+        }
+        for (; b < shape.bands; ++b) all = Count::combine(all, Count::from(load_other_block(posts, b * shape.cols + column)));
+        output[column] = Count::finish(all, shape.rows);
+      }
+      if (threadIdx.x == 0) tickets[group] = 0u;
+    }
+    __syncthreads();
+  }
+}
+
 }  // namespace reducelab::detail
 
 namespace reducelab::detail {
@@ -2131,6 +2342,38 @@ inline constexpr bool packed_results_together_v =
      kPackedResultBytes<T, Sem, kLength> == 16) &&
     (window_sums_v<T, Sem> || (!is_exact_pieces<Sem>::value && !two_columns_v<Sem>));
 
+// Min and max of rows of two or four 16-bit floats, a vector's worth (four words) at a time, in
+// 16x2 integer steps: each word's two order keys (keys16x2), the 16x2 extreme of a row's words,
+// then the two keys left for each row side by side and one more 16x2 extreme, which leaves two
+// rows' keys in one word; keys16x2 undoes itself, and rows that held a NaN (nans16x2) take the
+// canonical one. The bits are Extremum's, in about a third of its operations: elementwise, with a
+// NaN test each, the maxima along 2^26 x 4 halves ran at 88 % of their floor (H200).
+template <class T, class Sem, unsigned kLength>
+inline constexpr bool half_extreme_rows_v = is_half_like<T> && extremum_v<Sem> && (kLength == 2 || kLength == 4);
+template <class T, bool kMax, unsigned kLength>
+RL_HD_INLINE void extreme_rows16x2(const std::uint32_t (&w)[4], std::uint32_t (&out)[4 / kLength]) {
+  constexpr unsigned kRows = 8 / kLength, kPer = kLength / 2;  // rows, and words a row
+  std::uint32_t key[kRows], nan[kRows];
+#pragma unroll
+  for (unsigned r = 0; r < kRows; ++r) {
+    key[r] = keys16x2(w[r * kPer]);
+    nan[r] = nans16x2<T>(w[r * kPer]);
+#pragma unroll
+    for (unsigned q = 1; q < kPer; ++q) {
+      key[r] = extreme_s16x2<kMax>(key[r], keys16x2(w[r * kPer + q]));
+      nan[r] |= nans16x2<T>(w[r * kPer + q]);
+    }
+  }
+#pragma unroll
+  for (unsigned i = 0; i < kRows / 2; ++i) {  // rows 2i and 2i + 1: low lanes beside high lanes
+    const std::uint32_t a = key[2 * i], b = key[2 * i + 1];
+    const std::uint32_t lows = (a & 0xffffu) | (b << 16), highs = (a >> 16) | (b & 0xffff0000u);
+    const std::uint32_t m = nan[2 * i], n = nan[2 * i + 1];
+    const std::uint32_t nans = ((m & 0xffffu) | (n << 16)) | ((m >> 16) | (n & 0xffff0000u));
+    out[i] = canonical_nans16x2<T>(keys16x2(extreme_s16x2<kMax>(lows, highs)), nans);
+  }
+}
+
 // The kVec / kLength rows of vector k (already loaded in v). Their results go out as one 4-, 8-
 // or 16-byte store where the output allows it: a store a row wrote every other slot of the
 // warp's span, and exact sums along 2^26 x 4 halves took 225.4 us that way against 195.6 (H200,
@@ -2140,6 +2383,17 @@ __device__ __forceinline__ void packed_vector_rows(const Vec<T>& v, std::uint64_
                                                    rl::gmem<typename Sem::Out> output,
                                                    rl::gmem<unsigned long long> redo) {
   constexpr unsigned kRows = Shape<T>::kVec / kLength;
+  if constexpr (half_extreme_rows_v<T, Sem, kLength>) {
+    if (misalignment16<T>(output) % (kRows * sizeof(T)) == 0) {
+      std::uint32_t w[4], out[kRows / 2];
+      memcpy(w, v.v, sizeof w);
+      extreme_rows16x2<T, std::is_base_of_v<Extremum<T, true>, Sem>, kLength>(w, out);
+      T o[kRows];
+      memcpy(o, out, sizeof o);
+      store_results<T, kRows>(output, k * kRows, o);
+      return;
+    }
+  }
   if constexpr (packed_results_together_v<T, Sem, kLength>) {
     constexpr unsigned kBytes = kPackedResultBytes<T, Sem, kLength>;
     if (misalignment16<typename Sem::Out>(output) % kBytes == 0) {
@@ -2450,9 +2704,7 @@ struct LongList {
 // (bench/longrow_probe, one call): double 496.1 -> 488.2 us, float 251.2 -> 246.5, int32 245.4 ->
 // 244.1, half 130.0 -> 126.7.
 template <class Sem>
-inline constexpr bool has_deep_rows_v = is_exact_pieces<Sem>::value ||
-                                        std::is_base_of_v<Extremum<typename Sem::Out, true>, Sem> ||
-                                        std::is_base_of_v<Extremum<typename Sem::Out, false>, Sem>;
+inline constexpr bool has_deep_rows_v = is_exact_pieces<Sem>::value || extremum_v<Sem>;
 template <class T, class Sem>
 inline bool deep_rows_fit(const Pieces& p, std::uint64_t blocks) {
   return has_deep_rows_v<Sem> && !p.offsets && p.stride == 1 && p.count < blocks;

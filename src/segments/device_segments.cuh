@@ -72,7 +72,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     }
   }
   if constexpr (Sem::order_free) {
-    bool narrow = false;  // exact sums of a few dense columns: the matrix read as one array
+    bool narrow = false;  // columns taken by a kernel of their own (read as one array, or half columns in bands)
     // Dense 16-bit columns read as one array (agent_segments.cuh): kKernel over kCols columns with
     // its counters in the piece tickets, at most kHalfColumnBlocksPerSm blocks an SM.
     const auto launch_dense_half = [&]<auto kKernel, unsigned kCols>(const auto& counters, const char* what) -> Status {
@@ -109,6 +109,20 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
             });
             !s)
           return s;
+      }
+    }
+    if constexpr (half_columns_v<T, Sem>) {  // wider (or pitched) half columns: a vector of them a lane, in bands
+      if (plan.columns && !narrow) {
+        std::uint64_t held = 0;
+        if (Status s = blocks_held<reduceHalfColumnBands<Sem>>(device, sms, &held); !s) return s;
+        held = std::min<std::uint64_t>(held, std::uint64_t(sms) * kHalfBandBlocksPerSm);
+        const HalfBands shape = half_bands(input, pieces, held);
+        if (shape.bands != 0) {
+          narrow = true;
+          reduceHalfColumnBands<Sem><<<pieces_grid(options, held, shape.groups * shape.bands), kThreads, 0, stream>>>(
+              input, shape, static_cast<long long*>(ws.pieces), ws.piece_tickets, output);
+          if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching reduceHalfColumnBands");
+        }
       }
     }
     if constexpr (narrow_columns_v<T, Sem>) {

@@ -105,6 +105,22 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
         });
       }
     }
+    if constexpr (half_columns_v<T, Sem>) {
+      const HalfBands shape = plan.columns && !narrow ? half_bands(in, pieces, 24) : HalfBands{.bands = 0};
+      if (shape.bands != 0) {
+        narrow = true;
+        DeviceBytes posts = device_copy(nullptr, 0, kPiecePartialBytes);
+        poison(posts.get(), kPiecePartialBytes);
+        DeviceBytes tickets = device_copy(nullptr, 0, kPieceTickets * sizeof(unsigned));
+        cfg.grid = grid_for(shape.groups * shape.bands);
+        cfg.name = "reduceHalfColumnBands";
+        rl::launch(reduceHalfColumnBands<Sem>, cfg, in, shape, static_cast<long long*>(posts.get()),
+                   static_cast<unsigned*>(tickets.get()), out);
+        const auto* left = static_cast<const unsigned*>(tickets.get());
+        if (std::any_of(left, left + kPieceTickets, [](unsigned t) { return t != 0; }))
+          throw std::logic_error("reduceHalfColumnBands left a ticket set");
+      }
+    }
     if constexpr (narrow_columns_v<T, Sem>) {
       if (plan.columns && narrow_columns_fit<T, Sem>(in, pieces)) {
         narrow = true;

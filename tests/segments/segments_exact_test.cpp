@@ -343,9 +343,10 @@ TEST(CutRows, DoubleRowsCutOnTheirGridAreExact) {
 // subnormals and ordinary values have the CPU backend's bits along both axes, at every grid.
 template <class T>
 void expect_16bit_extrema() {
-  // 4 to 16 columns: a vector's rows or a row's vectors a thread (reducePackedRows); 64 and 256:
-  // reduceFreeRows; both hold the loaded vectors as words.
-  for (const std::uint64_t cols : {4, 8, 16, 37, 64, 256, 300}) {
+  // 1 column: reduceSingles (the element, or the canonical NaN, a word of two at a time); 2 and 4
+  // columns: a vector's rows a thread in 16x2 steps, 16 a row's vectors a thread (reducePackedRows);
+  // 64 and 256: reduceFreeRows; all hold the loaded vectors as words.
+  for (const std::uint64_t cols : {1, 2, 4, 8, 16, 37, 64, 256, 300}) {
     const std::uint64_t rows = 97;
     const std::vector<T> x = special_16bit_rows<T>(rows, cols);
     for (int axis : {0, 1})
@@ -740,25 +741,73 @@ TEST(NarrowColumns, LongHalfColumnsHandTheirDoublesOver) {
   expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}, 1), want, "half 3x2^20 x 2, grid 1");
 }
 
-// Half columns two to a lane (16 columns and more: PairSum) also sum in a plain double per
-// column, handed to the pair every 8192 elements. With 1024 words a row (32 groups of 32, as many
-// as the SIMT launch's warps) a lane folds one word column over every row. Column 0 holds 2^-24
-// and then 8703 x 65504, column 1 the same with the 2^-24 last: the sum S of the 65504s lies
-// halfway between two floats (S / 64 = 8703 x 2047 / 2) and past 2^29, so a double holding all
-// 8704 elements would round the 2^-24 away and the tie to even; the exact sum rounds up.
+// Long half columns sum in plain doubles, each handed over before it holds more than 8192
+// elements. Column 0 holds 2^-24 and then 8703 x 65504, column 1 the same with the 2^-24 last: the
+// sum S of the 65504s lies halfway between two floats (S / 64 = 8703 x 2047 / 2) and past 2^29, so
+// a double holding all 8704 elements would round the 2^-24 away and the tie to even; the exact
+// sum rounds up. Dense, the 2048 columns are read a vector a lane in bands (reduceHalfColumnBands:
+// three bands of at most 2944 rows on the emulator's 24 blocks, whose integer counts the last band
+// adds); with a pitch of 2050 two to a lane (PairSum: 1024 words a row, 32 groups of 32 as many as
+// the emulator's warps, so a lane folds one word column over every row, its double handed to the
+// pair every 8192 elements).
 TEST(PairColumns, LongHalfColumnsHandTheirDoublesOver) {
   const std::uint64_t rows = 8704, cols = 2048;
-  const Matrix m{rows, cols, 0};
-  std::vector<half> x(rows * cols, from_double<half>(0.0));
-  for (std::uint64_t r = 0; r < rows; ++r) {
-    x[r * cols] = from_double<half>(r == 0 ? 0x1p-24 : 65504.0);
-    x[r * cols + 1] = from_double<half>(r == rows - 1 ? 0x1p-24 : 65504.0);
+  for (const std::uint64_t pitch : {std::uint64_t(0), cols + 2}) {
+    const Matrix m{rows, cols, pitch};
+    const std::uint64_t stride = pitch ? pitch : cols;
+    std::vector<half> x(rows * stride, from_double<half>(0.0));
+    for (std::uint64_t r = 0; r < rows; ++r) {
+      x[r * stride] = from_double<half>(r == 0 ? 0x1p-24 : 65504.0);
+      x[r * stride + 1] = from_double<half>(r == rows - 1 ? 0x1p-24 : 65504.0);
+    }
+    const auto want = expected_axis(x, m, 0, op::sum{});
+    const float tie = 8703.0f * 65504.0f;  // S rounded to float: the tie to even, below S
+    ASSERT_GT(want[0], tie);
+    ASSERT_EQ(want[0], want[1]);
+    const std::string what = "half 8704 x 2048, pitch " + std::to_string(pitch);
+    simt::reset_accumulated_report();
+    expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}), want, what);
+    const auto& grids = simt::accumulated_report().grids;
+    EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceHalfColumnBands"), pitch == 0 ? 1 : 0) << what;
   }
-  const auto want = expected_axis(x, m, 0, op::sum{});
-  const float tie = 8703.0f * 65504.0f;  // S rounded to float: the tie to even, below S
-  ASSERT_GT(want[0], tie);
-  ASSERT_EQ(want[0], want[1]);
-  expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}), want, "half 8704 x 2048");
+}
+
+// Exact half sums and means of columns of whole 16-byte vectors, at least 256 of them with at
+// least 3/4 of the last group's lanes busy, are read a vector of eight columns a lane in bands of
+// at most 8192 rows (reduceHalfColumnBands): a single band writes its columns, several post
+// integer counts that the group's last band adds and rounds. Special values in the columns
+// (special_columns: NaNs of both signs, infinities, +inf with -inf, signed zeros, a sum that
+// needs the halves' whole grid) at 9 to 20001 rows (one band, several, a last band shorter than the rest,
+// and a warp a group of 256 columns over all 64 rows of 45056 columns), with pitches, at grids 0, 1
+// and 3. 264 columns (33 vectors: the second group's warp nearly
+// idle), a pitch of 1042 and an input off a 16-byte boundary keep the pair kernel, 256 dense
+// columns reduceHalfColumns, and columns of 7 rows a thread each. Each call names the kernel that
+// took it.
+TEST(WideHalfColumns, HaveTheCpuBitsInOneBandOrMany) {
+  struct Case {
+    Matrix m;
+    bool banded;
+  };
+  const std::vector<Case> cases{{{9, 4096, 0}, true},       {{301, 1000, 0}, true},      {{8193, 512, 0}, true},
+                                {{20001, 256, 264}, true},  {{40, 2048, 0}, true},       {{300, 264, 0}, false},
+                                {{64, 45056, 0}, true},     {{300, 1040, 1042}, false}, {{2001, 256, 0}, false},
+                                {{7, 512, 520}, false}};
+  for (const auto& [m, banded] : cases) {
+    const auto x = special_columns<half>(m, 5 + m.cols + m.rows);
+    const auto want = expected_axis(x, m, 0, op::sum{});
+    const auto want_mean = expected_axis(x, m, 0, op::mean{});
+    for (unsigned off : {0u, 1u})
+      for (unsigned grid : {0u, 1u, 3u}) {
+        if (off == 1 && grid != 0) continue;
+        const std::string what = std::to_string(m.rows) + "x" + std::to_string(m.cols) + " pitch " +
+                                 std::to_string(m.pitch) + " offset " + std::to_string(off) + " grid " + std::to_string(grid);
+        simt::reset_accumulated_report();
+        expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::sum{}, grid, off), want, "sum " + what);
+        expect_same(detail::simt_reduce_axis(x.data(), m, 0, op::mean{}, grid, off), want_mean, "mean " + what);
+        const auto& grids = simt::accumulated_report().grids;
+        EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceHalfColumnBands"), banded && off == 0 ? 2 : 0) << what;
+      }
+  }
 }
 
 TEST(PackedRows, ExactSumsOfRowsInOneVectorHaveTheCpuBits) {

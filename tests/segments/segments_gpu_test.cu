@@ -132,6 +132,30 @@ TEST(SegmentsGpu, HalfColumnsTwoToALaneSeeNaNsInfinitiesSignedZerosAndLostPairs)
   expect_special_columns_on_gpu<bfloat16>();
 }
 
+// Exact half sums and means of columns of whole 16-byte vectors, a vector a lane
+// (reduceHalfColumnBands): a warp a group over every row (9 x 2^20, the results also written one by
+// one past a 16-byte boundary), or bands of at most 8192 rows whose integer counts the last band adds
+// (8704 x 2048; 20001 x 256 and 16385 x 1024 with pitches); special values in the columns
+// (special_columns), and columns 0 and 1 of 2^-24 and 8703 x 65504, whose exact sum a double of all
+// 8704 would round to the tie below it. Every grid, an input off a 16-byte boundary (the pair
+// kernel), against the CPU backend. The SIMT twin is WideHalfColumns.HaveTheCpuBitsInOneBandOrMany.
+TEST(SegmentsGpu, WideHalfColumnsAddTheirBandsAsIntegers) {
+  REQUIRE_GPU();
+  for (const Matrix m : {Matrix{9, 1 << 20, 0}, Matrix{8704, 2048, 0}, Matrix{20001, 256, 264}, Matrix{16385, 1024, 1032}}) {
+    auto x = special_columns<half>(m, 3 + m.cols);
+    const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+    for (std::uint64_t r = 0; r < m.rows; ++r) {
+      x[r * pitch] = from_double<half>(r == 0 ? 0x1p-24 : 65504.0);
+      x[r * pitch + 1] = from_double<half>(r == m.rows - 1 ? 0x1p-24 : 65504.0);
+    }
+    expect_gpu_columns_have_cpu_bits(x, m, op::sum{}, op::mean{});
+    if (m.rows == 9) {  // a warp a group: its eight results in one store, or one by one off a 16-byte boundary
+      expect_gpu_axis_has_cpu_bits(x, m, 0, op::sum{}, "half sum 9 x 2^20, output 1 past", 1);
+      expect_gpu_axis_has_cpu_bits(x, m, 0, op::mean{}, "half mean 9 x 2^20, output 1 past", 1);
+    }
+  }
+}
+
 // Minima and maxima of dense half and bfloat16 columns read as one array (reduceHalfColumnExtrema),
 // 2 to 256 columns, and 3 and 96 that take the other kernels: NaNs of both signs, columns of
 // signed zeros, of -inf only and of +inf with one -0 (extreme_half_columns), every grid, an input
@@ -171,13 +195,14 @@ TEST(SegmentsGpu, AVectorsRowResultsGoOutTogetherOrOneByOne) {
 }
 
 // Half and bfloat16 row minima and maxima: rows of 8 to 64 whole vectors are read as words of two
-// keys (reduceFreeRows), rows of 4 and 16 a vector or a row a thread (reducePackedRows), a row of
-// 37 or off a 16-byte boundary element by element; NaNs of both
+// keys (reduceFreeRows), rows of 2, 4 and 16 a vector or a row a thread (reducePackedRows), rows of
+// one element a word of two at a time (reduceSingles), a row of 37 or off a 16-byte boundary
+// element by element; NaNs of both
 // signs, infinities, signed zeros and subnormals, every grid, against the CPU backend. The SIMT
 // twin is SixteenBitExtrema.TwoPerWordHaveTheCpuBits.
 template <class T>
 void expect_16bit_row_extrema_on_gpu() {
-  for (const std::uint64_t cols : {4, 16, 37, 64, 256, 512})
+  for (const std::uint64_t cols : {1, 2, 4, 16, 37, 64, 256, 512})
     for (const std::uint64_t rows : {97, 4099}) {
       const Matrix m{rows, cols, 0};
       const auto x = special_16bit_rows<T>(rows, cols);

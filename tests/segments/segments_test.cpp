@@ -302,7 +302,8 @@ TYPED_TEST(SegmentsSimt, SinglesHaveTheCpuBits) {
 // group of words (the last shape), with a pitch; an odd column count, a misaligned input and (for
 // sums and means) fewer than 16 columns take the one-column kernel, and half sums and means of 16
 // and 64 dense aligned columns (300 x 16, 2100 x 64) are read as one array and added as integers
-// (reduceHalfColumns). Every result against the CPU backend, and the kernel that took half sums.
+// (reduceHalfColumns), those of 2048 a vector of columns a lane (reduceHalfColumnBands). Every
+// result against the CPU backend, and the kernel that took half sums.
 template <class T>
 void expect_special_columns_match_cpu() {
   const std::vector<Matrix> ms{{300, 16, 0}, {2100, 64, 0}, {2100, 64, 72}, {200, 33, 0}, {20, 1040, 1042}, {9, 2048, 0}};
@@ -333,6 +334,8 @@ void expect_special_columns_match_cpu() {
       const bool halves = std::is_same_v<T, half> && flat;
       const auto& summed = simt::accumulated_report().grids;
       EXPECT_EQ(std::count(summed.begin(), summed.end(), "reduceHalfColumns"), halves ? 1 : 0) << what;
+      const bool bands = std::is_same_v<T, half> && offset == 0 && m.cols == 2048;
+      EXPECT_EQ(std::count(summed.begin(), summed.end(), "reduceHalfColumnBands"), bands ? 1 : 0) << what;
       if (std::is_same_v<T, bfloat16>) {
         EXPECT_GT(detail::simt_last_redone(), 0u) << what << ": column 13 was not redone";
       }

@@ -326,6 +326,23 @@ RL_HD_INLINE std::uint32_t extreme_s16x2(std::uint32_t a, std::uint32_t b) {
 // integer operations for two elements.
 RL_HD_INLINE std::uint32_t keys16x2(std::uint32_t w) { return w ^ (((w >> 15) & 0x00010001u) * 0x7fffu); }
 
+// Bit 15 of each 16-bit lane of a word of two half (or bfloat16) elements set where that element
+// is a NaN, every other bit clear: adding 0x7fff minus infinity's bits to a lane's magnitude
+// carries into its bit 15 exactly when the magnitude lies above infinity's, and never past it.
+template <class T>
+  requires is_half_like<T>
+RL_HD_INLINE std::uint32_t nans16x2(std::uint32_t w) {
+  constexpr std::uint32_t kInfinity = std::is_same_v<T, half> ? 0x7c00u : 0x7f80u;
+  return ((w & 0x7fff7fffu) + (0x7fffu - kInfinity) * 0x00010001u) & 0x80008000u;
+}
+// Each lane of w that nans16x2 marks (in `nans`) replaced by the canonical quiet NaN.
+template <class T>
+  requires is_half_like<T>
+RL_HD_INLINE std::uint32_t canonical_nans16x2(std::uint32_t w, std::uint32_t nans) {
+  const std::uint32_t mask = (nans >> 15) * 0xffffu;
+  return (w & ~mask) | (std::uint32_t(canonical_nan<T>().bits) * 0x00010001u & mask);
+}
+
 template <class T, bool kMax>
 struct Extremum {
   using Key = std::conditional_t<is_floating<T>, typename order_key<T>::type, T>;
