@@ -1598,7 +1598,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 // Columns too many for reduceHalfColumns (or pitched rows) were read a word of two columns a lane
 // (reduceColumns over PairSum): each lane kept a double chain and an exact pair per column, 76
 // registers, three blocks an SM, and the exact half sums along 16384 x 16384 and 256 x 2^20 ran
-// at 85 and 88 % of the read ceiling (H200) where their maxima, four words a lane, ran at 95.
+// at 85 and 87 % of the read ceiling (H200) where their maxima, four words a lane, ran at 95; this
+// way both run at 92 %, as fast as the maxima.
 // Here a lane reads 16 bytes of a row (eight columns) and keeps eight plain doubles, each exact
 // for up to kHalfChain halves (exact_pair.cuh): a warp takes 32 vectors (a group of 256 columns)
 // over a band of at most kHalfChain rows, the block's eight warps every eighth row of it; the
@@ -1606,7 +1607,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 // not matter). A matrix of one band writes each column then; otherwise each band posts its column
 // sums as ExactHalfSum64 counts (|sum| < 2^13 * 2^16 in units of 2^-24, below 2^53), and the block
 // that takes its group's last ticket adds the group's posts in 128 bits (ExactHalfSum128) and
-// rounds each column once.
+// rounds each column once. Where that fills the GPU better (half_bands), a warp takes a group over
+// every row instead (at most kHalfChain of them), with no block fold, and writes each lane's eight
+// results in one store.
 inline constexpr unsigned kBandVec = 8;                     // columns a lane: a 16-byte vector of halves
 inline constexpr unsigned kBandColumns = 32 * kBandVec;     // columns a group (a warp's 32 vectors)
 inline constexpr unsigned kHalfBandLoads = 8;               // vectors in flight a lane
@@ -2346,8 +2349,9 @@ inline constexpr bool packed_results_together_v =
 // 16x2 integer steps: each word's two order keys (keys16x2), the 16x2 extreme of a row's words,
 // then the two keys left for each row side by side and one more 16x2 extreme, which leaves two
 // rows' keys in one word; keys16x2 undoes itself, and rows that held a NaN (nans16x2) take the
-// canonical one. The bits are Extremum's, in about a third of its operations: elementwise, with a
-// NaN test each, the maxima along 2^26 x 4 halves ran at 88 % of their floor (H200).
+// canonical one. The bits are Extremum's, with a few integer operations a word where each element
+// took its key's round trip and a NaN test: the maxima along 2^26 x 4 halves ran at 88 % of their
+// floor that way, at 92 % this way (H200).
 template <class T, class Sem, unsigned kLength>
 inline constexpr bool half_extreme_rows_v = is_half_like<T> && extremum_v<Sem> && (kLength == 2 || kLength == 4);
 template <class T, bool kMax, unsigned kLength>
