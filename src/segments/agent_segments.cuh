@@ -1702,11 +1702,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       take(w);
     }
   };
-  // A column's exact double sum as the pieces' result.
-  const auto result = [&](double total) {
-    return finite_double(total) ? Sem::finish_exact(total, shape.rows)
-                                : Count::finish(Count::absorb(Count::identity(), total), shape.rows);
-  };
   if (shape.warp_each) {  // lane l sums vector 32 g + l of every row and writes its eight columns
     for (std::uint64_t g = std::uint64_t(blockIdx.x) * kWarps + warp; g < shape.groups; g += std::uint64_t(gridDim.x) * kWarps) {
       const std::uint64_t vector = g * 32 + lane;
@@ -1717,7 +1712,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       add_rows(vector, 0, shape.rows, 1, s);
       typename Sem::Out o[kBandVec];
 #pragma unroll
-      for (unsigned j = 0; j < kBandVec; ++j) o[j] = result(s[j]);
+      for (unsigned j = 0; j < kBandVec; ++j) o[j] = half_chain_result<Sem>(s[j], shape.rows);
       if (misalignment16<typename Sem::Out>(output) == 0) {
         store_results(output, vector * kBandVec, o);
       } else {
@@ -1753,7 +1748,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       for (unsigned c = threadIdx.x; c < kBandColumns; c += kThreads) {
         const std::uint64_t column = group * kBandColumns + c;
         if (column >= shape.cols) break;
-        output[column] = result(band_sum(c));
+        output[column] = half_chain_result<Sem>(band_sum(c), shape.rows);  // one band: at most kHalfChain rows
       }
       __syncthreads();  // sums is reused by the next job
       continue;
