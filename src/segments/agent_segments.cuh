@@ -23,7 +23,7 @@
 //   reduceRowGroups    rows of up to 8 KiB (exact sums: 8192 elements): a few lanes per
 //                      row, 16-byte loads, several rows per warp in flight.
 //   reduceCutRows      exact double sums and means of rows of up to 256 elements: the row's
-//                      lanes hold all of it and cut it on one grid (double_cut, exact_sum.cuh).
+//                      lanes hold all of it and split it on one grid (double_split, exact_sum.cuh).
 //   reducePackedRows   dense rows of 2, 4 or 8 elements (whole rows in each 16-byte vector): a
 //                      thread per vector, no shuffle; rows of two or four whole vectors (eight for
 //                      order-free operations): a thread per row. Exact float, half and bfloat16
@@ -64,9 +64,10 @@
 //
 // Float, half and bfloat16 sums and means sum in plain double while a window of exponents vouches
 // for it (exact_pair.cuh), and fall back to exact pairs per row or per thread where it cannot.
-// Double rows of up to 256 elements are cut on a grid set by the row's largest element and summed
-// as two plain double sums (double_cut, exact_sum.cuh; reduceCutRows here), pairs where that
-// leaves a remainder; longer double pieces cut each lane's round of loads the same way (CutFold).
+// Double rows of up to 256 elements are split on a grid set by the row's largest element and summed
+// as two plain double sums (double_split, exact_sum.cuh; reduceCutRows here), pairs where the
+// exponents lie too far apart for it; longer double pieces split each lane's rounds of loads the
+// same way (CutFold).
 //
 // Still slow: columns of floating-point products follow each column's fixed order, one element
 // per row with a stride; a few long segments (whose lengths only the GPU knows) get a block each;
@@ -281,13 +282,14 @@ __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, 
 // One of `lanes` threads' fold of its share of an order-free operation over the contiguous
 // elements x[0, n) (fold_contiguous, kIn loads in flight), before the warp's or block's fold.
 // Exact sums of float, half and bfloat16 fold each lane's elements in plain double windows of a
-// round of loads each, settled into a pair (WindowFold); exact double sums cut each round on one
-// grid (CutFold). A lane whose windows or cuts do not vouch for its sum folds its elements again
-// with pairs, a load in flight (rare, and few registers for it). Against RunningFold, in a warp
-// a segment, segments of 1 to 4096 floats took 107.2 -> 78.6 us on an H200, halves 92.9 -> 70.3
-// us (docs/performance.md). Other operations, and window sums with kRoundWindows false (one
-// window a thread, which reduceLongPieces keeps: few rows of 2^20 halves a block each took 133.3
-// -> 151.9 us with a window a round, floats 244.2 -> 254.8, H200): RunningFold.
+// round of loads each, settled into a pair (WindowFold); exact double sums split up to eight
+// rounds on one grid (CutFold). A lane whose windows or splits do not vouch for its sum folds its
+// elements again with pairs, a load in flight (rare, and few registers for it). Against
+// RunningFold, in a warp a segment, segments of 1 to 4096 floats took 107.2 -> 78.6 us on an
+// H200, halves 92.9 -> 70.3 us (docs/performance.md). Other operations, and window sums with
+// kRoundWindows false (one window a thread, which reduceLongPieces keeps: few rows of 2^20 halves
+// a block each took 133.3 -> 151.9 us with a window a round, floats 244.2 -> 254.8, H200):
+// RunningFold.
 template <class T, class Sem, unsigned kIn, bool kRoundWindows = true, bool kShort = false>
 __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
                                                             unsigned lane, std::uint64_t rotate = 0) {
@@ -299,7 +301,7 @@ __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x,
       else return WindowFold<T>(kIn * Shape<T>::kVec + 2);  // a round, and a head or tail element
     }();
     fold_contiguous<T, kIn, kShort>(first, x, n, lanes, lane, rotate);
-    if constexpr (!cut_sums_v<T, Sem>) first.settle();
+    first.settle();  // the last window, or the grid's open sums
     if (first.exact) return Acc{first.a, first.b};
     PairFold<T, Sem> p;
     fold_contiguous<T, 1>(p, x, n, lanes, lane);
@@ -1968,13 +1970,13 @@ __device__ __forceinline__ void pair_row(rl::gmem<const T> input, const Pieces& 
   if (sub == 0 && live) store_piece<Sem>(output, r, acc, length, redo);
 }
 
-// ---- Exact double sums of short rows, cut on each row's grid ------------------------------------
+// ---- Exact double sums of short rows, split on each row's grid ----------------------------------
 // Rows of up to kRowCutElements doubles (reduceCutRows): the lanes of a row hold all of it, find
-// its largest magnitude with shuffles, cut every element on the grid it gives (double_cut,
+// its largest magnitude with shuffles, split every element on the grid it gives (double_split,
 // exact_sum.cuh) and sum the two parts in plain double, across the row's lanes too; the first
 // lane writes s1 + s2 rounded once. No TwoSum pair per element and none per shuffle. The rows the
-// cut cannot sum (zeros only, an infinity or NaN, exponents too far apart, the ends of the range)
-// go through pairs (pair_row).
+// split cannot sum (zeros only, an infinity or NaN, a lane's exponents too far apart, the ends of
+// the range) go through pairs (pair_row).
 inline constexpr std::uint64_t kRowCutElements = 256;
 template <class T, class Sem>
 inline constexpr bool cut_rows_v = std::is_same_v<T, double> && is_exact_pieces<Sem>::value;
@@ -1997,28 +1999,30 @@ template <class Sem, unsigned kLanes, unsigned kPer>
 __device__ __forceinline__ bool cut_row(const Vec<double>* v, unsigned group, bool mine, std::uint64_t r,
                                         std::uint64_t length, rl::gmem<typename Sem::Out> output,
                                         rl::gmem<unsigned long long> redo) {
-  std::uint32_t most = largest_high_magnitude<kPer>(v);
+  std::uint32_t most = 0, least = 0;
+  split_magnitude_range<kPer>(v, &most, &least);
 #pragma unroll
   for (unsigned offset = kLanes / 2; offset > 0; offset >>= 1) {
     const std::uint32_t m = __shfl_xor_sync(kFullMask, most, offset);
     most = m > most ? m : most;
   }
-  const DoubleCut cut = double_cut(most, length);  // the same in every lane of the row
-  CutSum s;
-  if (cut.usable) {
+  const DoubleSplit grid = double_split(most, length);  // the same in every lane of the row
+  // Each lane checks its own elements' exponents against the grid; the row's lanes agree below.
+  const bool holds = split_holds(grid, least);
+  double s1 = 0.0, s2 = 0.0;
+  if (grid.usable) {
 #pragma unroll
     for (unsigned q = 0; q < kPer; ++q)
 #pragma unroll
-      for (unsigned j = 0; j < 2; ++j) cut_add(s, cut, v[q].v[j]);  // past the row's end: zeros, which add nothing
+      for (unsigned j = 0; j < 2; ++j) split_add(grid.sigma, v[q].v[j], s1, s2);  // past the row's end: zeros, which add nothing
   }
 #pragma unroll
   for (unsigned offset = kLanes / 2; offset > 0; offset >>= 1) {
-    s.s1 += __shfl_down_sync(kFullMask, s.s1, offset);
-    s.s2 += __shfl_down_sync(kFullMask, s.s2, offset);
+    s1 += __shfl_down_sync(kFullMask, s1, offset);
+    s2 += __shfl_down_sync(kFullMask, s2, offset);
   }
-  const bool left = (__ballot_sync(kFullMask, s.left) & group) != 0;
-  const bool exact = cut.usable && !left;
-  if (mine && exact) store_piece<Sem>(output, r, ExactPair{s.s1, s.s2}, length, redo);
+  const bool exact = (__ballot_sync(kFullMask, !holds) & group) == 0;
+  if (mine && exact) store_piece<Sem>(output, r, ExactPair{s1, s2}, length, redo);
   return mine && !exact;
 }
 
@@ -2770,7 +2774,7 @@ __global__ void __launch_bounds__(kThreads)
 
 // Exact sums and means of a dense matrix's long rows, a block a row: reduceLongPieces without the
 // segments' long list and the strided path, whose registers cost a block an SM (exact double sums
-// 61 registers there, 47 here: 4 blocks an SM against 5). Launch with kThreads threads, a block
+// 54 registers there, 48 here: 4 blocks an SM against 5). Launch with kThreads threads, a block
 // for every row (as many launches as it takes): block b sums row first + b alone. H200, 16384 x
 // 16384 double sums: 478.3 us this way, 501.3 a warp a row (reduceWarpRows), 462.7 for the same
 // reads and lanes' arithmetic with no fold at all (bench/longrow_probe tail).

@@ -39,7 +39,7 @@ __device__ __forceinline__ typename Sem::Acc absorb_elements(typename Sem::Acc a
 // Whether pieces of T under Sem are summed in windows first: exact sums of float, half and bfloat16.
 template <class T, class Sem>
 inline constexpr bool window_sums_v = is_exact_pieces<Sem>::value && !std::is_same_v<T, double>;
-// Whether they are cut on a grid a round of loads at a time (CutFold): exact sums of doubles.
+// Whether they are split on a grid rounds of loads at a time (CutFold): exact sums of doubles.
 template <class T, class Sem>
 inline constexpr bool cut_sums_v = is_exact_pieces<Sem>::value && std::is_same_v<T, double>;
 
@@ -226,48 +226,58 @@ struct WindowFold {
     w = window_identity();
   }
 };
-// The largest high_magnitude of N vectors of doubles: what double_cut takes.
+// The largest split_magnitude of N vectors of doubles and the smallest non-zero one minus one
+// (zeros wrap to the top): what double_split and split_holds take.
 template <unsigned N>
-__device__ __forceinline__ std::uint32_t largest_high_magnitude(const Vec<double>* v) {
-  std::uint32_t most = 0;
+__device__ __forceinline__ void split_magnitude_range(const Vec<double>* v, std::uint32_t* most, std::uint32_t* least) {
+  std::uint32_t hi = 0, lo = 0xffffffffu;
 #pragma unroll
   for (unsigned i = 0; i < N; ++i)
 #pragma unroll
     for (unsigned j = 0; j < 2; ++j) {
-      const std::uint32_t m = high_magnitude(v[i].v[j]);
-      most = m > most ? m : most;
+      const std::uint32_t m = split_magnitude(v[i].v[j]);
+      hi = m > hi ? m : hi;
+      lo = m - 1u < lo ? m - 1u : lo;
     }
-  return most;
+  *most = hi;
+  *least = lo;
 }
 
-// A lane's doubles a round of loads at a time (fold_contiguous's take_round): the round's
-// elements cut on one grid set by their largest magnitude (double_cut, exact_sum.cuh) into two
-// plain double sums, even and odd elements in separate chains, which go into the lane's pair with
-// two bare TwoSums. Per element that is six additions and a comparison with no chain through the
-// pair, where absorb_run takes two dependent TwoSums (twelve additions). A round the cut cannot
-// take (its exponents too near either end of double's range, an infinity or NaN) goes into the
-// pair element by element; a lane whose pair then left a remainder, or saw an infinity or NaN,
-// folds its elements again with PairFold. On an H200, where FP64 additions do not limit these
-// kernels, the times equal two TwoSums an element's (docs/performance.md).
+// A lane's doubles a round of loads at a time (fold_contiguous's take_round), split on one grid
+// (double_split, exact_sum.cuh) into two plain double sums, even and odd elements in separate
+// chains. The grid is kept while the rounds' largest exponent stays within it, for up to kRounds
+// rounds; then the sums go into the lane's exact pair with two bare TwoSums. Per element that is
+// four additions and a few integer operations, with no chain through the pair, where absorb_run
+// takes two dependent TwoSums (twelve additions) and a round of its own on a two-grid cut took
+// six additions, a comparison and two TwoSums a round (the FP64 pipe was the busiest of
+// reduceBlockRows: Nsight Compute, H200, docs/performance.md). A round the split cannot take (its
+// exponents too far apart for the grid, too near either end of double's range, an infinity or
+// NaN) goes into the pair element by element; a lane whose pair then left a remainder, or saw an
+// infinity or NaN, folds its elements again with PairFold.
 struct CutFold {
+  static constexpr unsigned kRounds = 8;  // rounds on one grid before its sums go to the pair
   double a = -0.0, b = 0.0;  // the exact sum so far, unevaluated
   bool exact = true;         // no TwoSum left a remainder and no element was infinite or NaN
+  DoubleSplit grid;          // the rounds' grid since the last settle
+  double s1[2] = {0.0, 0.0}, s2[2] = {0.0, 0.0};  // even and odd elements' sums on it
+  unsigned rounds = 0;       // rounds in them
   template <unsigned kIn>
   __device__ __forceinline__ void take_round(const Vec<double>* v) {
-    const DoubleCut cut = double_cut(largest_high_magnitude<kIn>(v), 2 * kIn);
-    CutSum even, odd;
-    if (cut.usable) {
+    std::uint32_t most = 0, least = 0;
+    split_magnitude_range<kIn>(v, &most, &least);
+    const int field = static_cast<int>(most >> 20);
+    if (field > grid.field || rounds == kRounds) {  // a larger exponent, or the grid's count used up
+      settle();
+      if (field > grid.field) grid = double_split(most, 2 * kIn * kRounds);
+    }
+    if (split_holds(grid, least)) {
 #pragma unroll
       for (unsigned i = 0; i < kIn; ++i) {
-        cut_add(even, cut, v[i].v[0]);
-        cut_add(odd, cut, v[i].v[1]);
+        split_add(grid.sigma, v[i].v[0], s1[0], s2[0]);
+        split_add(grid.sigma, v[i].v[1], s1[1], s2[1]);
       }
-    }
-    if (cut.usable && !(even.left || odd.left)) {
-      const bool high = pair_add_held(a, b, even.s1 + odd.s1);
-      const bool low = pair_add_held(a, b, even.s2 + odd.s2);
-      exact = exact && high && low;
-    } else {  // rare: zeros only, the range's ends, an infinity or NaN
+      ++rounds;
+    } else {  // rare: zeros only, exponents far apart, the range's ends, an infinity or NaN
       bool held = true;
 #pragma unroll
       for (unsigned i = 0; i < kIn; ++i)
@@ -278,6 +288,16 @@ struct CutFold {
         }
       exact = exact && held;
     }
+  }
+  // The grid's sums into the pair (each is exact, and so is adding the even and odd chains: the
+  // grid bounds them together).
+  __device__ __forceinline__ void settle() {
+    if (rounds == 0) return;
+    const bool high = pair_add_held(a, b, s1[0] + s1[1]);
+    const bool low = pair_add_held(a, b, s2[0] + s2[1]);
+    exact = exact && high && low;
+    s1[0] = s1[1] = s2[0] = s2[1] = 0.0;
+    rounds = 0;
   }
   template <unsigned N, class IndexOf>
   __device__ __forceinline__ void take(const double* v, IndexOf) {

@@ -535,6 +535,52 @@ TEST(WarpRows, LongDoubleRowsHaveTheCpuBitsAWarpOrABlockEach) {
   }
 }
 
+// Double rows are split on one grid (a row's in reduceCutRows, a lane's for several rounds in the
+// long rows' CutFold), the part below the grid checked by the exponents' range. Rows of values
+// 1 + k 2^-u (one grid for all) with one odd multiple of 2^-u and a zero, so that the exact sum lies
+// halfway between two doubles and rounds to the even one; in every other row the zero becomes a
+// subnormal below 2^-1042 (its high word zero), which breaks the tie upwards, and in every third a
+// value of 2 to 4 near the row's end makes the lanes that read it widen their grid. Rows of 256
+// (u = 45, a row's grid), 8001 (u = 40, a warp each) and 9001 (a block each) have the CPU
+// backend's bits, and a row with the subnormal differs from the same row without it.
+TEST(CutRows, DoubleRowsSplitOnAGridKeepASubnormalThatBreaksATie) {
+  for (const std::uint64_t cols : {std::uint64_t(256), std::uint64_t(8001), std::uint64_t(9001)}) {
+    const int u = cols == 256 ? 45 : 40;  // the sum's unit is 2^(1 - u): 256 to 512, or 8192 to 16384
+    const Matrix m{40, cols, cols + 3};
+    std::vector<double> x(m.rows * m.pitch, 0.0);
+    std::uint64_t state = 99 + cols;
+    const auto zero_at = [&](std::uint64_t row) { return (11 + 5 * row) % (cols - 10); };
+    for (std::uint64_t row = 0; row < m.rows; ++row) {
+      double* r = x.data() + row * m.pitch;
+      std::uint64_t units = 0;  // the row's sum in units of 2^-u
+      for (std::uint64_t c = 0; c < cols; ++c) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const std::uint64_t k = (state >> 20) & ((std::uint64_t(1) << (u - 2)) - 1);
+        const std::uint64_t v = (std::uint64_t(1) << u) + 2 * k + (c == (7 * row + 2) % cols ? 1 : 0);
+        r[c] = c == zero_at(row) ? 0.0 : std::ldexp(static_cast<double>(v), -u);
+        units += c == zero_at(row) ? 0 : v;
+      }
+      if (row % 3 == 2) r[cols - 5] += 2.0, units += std::uint64_t(2) << u;  // a larger exponent near the end
+      if ((units - 1) / 2 % 2 == 1) r[cols - 3] += std::ldexp(1.0, 1 - u), units += 2;  // the even neighbour below
+    }
+    const auto plain = expected_axis(x, m, 1, op::sum{});
+    for (std::uint64_t row = 0; row < m.rows; row += 2) x[row * m.pitch + zero_at(row)] = std::numeric_limits<double>::denorm_min();
+    const auto want = expected_axis(x, m, 1, op::sum{});
+    for (std::uint64_t row = 0; row < m.rows; ++row)
+      ASSERT_EQ(row % 2 == 0, want[row] != plain[row]) << cols << " columns: the subnormal breaks the tie, row " << row;
+    for (unsigned grid : {0u, 3u}) {
+      const std::string what = "double rows of " + std::to_string(cols) + ", grid " + std::to_string(grid);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid), want, "sum " + what);
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid), expected_axis(x, m, 1, op::mean{}), "mean " + what);
+    }
+    const Matrix dense{m.rows, cols, cols};  // without the pitch: the rows' vectors whole where cols is even
+    std::vector<double> packed(dense.rows * cols);
+    for (std::uint64_t row = 0; row < m.rows; ++row)
+      std::copy_n(x.begin() + static_cast<std::ptrdiff_t>(row * m.pitch), cols, packed.begin() + static_cast<std::ptrdiff_t>(row * cols));
+    expect_same(detail::simt_reduce_axis(packed.data(), dense, 1, op::sum{}), want, "sum, dense rows of " + std::to_string(cols));
+  }
+}
+
 // Rows of 64 KiB (16384 floats, 8192 doubles) a warp each start their rounds of loads at round
 // r of 32 (of 16 for doubles) and wrap around: with a head and a tail off the vectors (pitch off a
 // vector), rows of every kind above, and 40 rows at grid 0 taken by reduceWarpRows, every sum

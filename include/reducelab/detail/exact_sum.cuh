@@ -336,6 +336,53 @@ RL_HD_INLINE void cut_add(CutSum& s, const DoubleCut& c, double x) {
   s.left = s.left | ((p - q2) != 0);
 }
 
+// ---- doubles split at one place, the rest checked by exponents ------------------------------
+// The cut's second grid costs three of its six additions and the comparison. When the group's
+// smallest non-zero exponent is known, it is not needed: every p = x - q is a multiple of the
+// smallest element's unit 2^(emin - 52) (q lies on a coarser grid) and below 2^(k1 - 53) in
+// magnitude (k1 = e + l as above), so up to 2^(l-1) of them sum exactly when
+// 2^(l-1) * 2^(k1-53) <= 2^(emin+1), that is e - emin <= 55 - 2l. Per element: four additions
+// (q, p and the two running sums) and a few integer operations on the high word that give the
+// range of exponents (split_magnitude).
+struct DoubleSplit {
+  double sigma = 0.0;  // 2^(e + l): q = (sigma + x) - sigma
+  int field = 0;  // the largest exponent field the grid was made for (every |x| < 2^(field - 1022))
+  int reach = 0;  // the widest field span the group may hold: 54 - 2l
+  bool usable = false;
+};
+// The split for up to `count` doubles whose largest magnitude has the high word `most`. Not usable
+// for zeros only, an infinity or NaN, or magnitudes near either end of the range.
+RL_HD_INLINE DoubleSplit double_split(std::uint32_t most, std::uint64_t count) {
+  const int field = static_cast<int>(most >> 20);
+  const int l = ceil_log2(count) + 1;
+  const int k1 = (field == 0 ? 1 : field) - 1022 + l;
+  DoubleSplit s;
+  s.field = field;
+  s.reach = 54 - 2 * l;
+  s.usable = most != 0 && field != 0x7ff && k1 <= 1023 && k1 - 53 >= -1021;
+  s.sigma = s.usable ? double_from_bits(static_cast<std::uint64_t>(k1 + 1023) << 52) : 0.0;
+  return s;
+}
+// A double's magnitude as a 32-bit word that orders like it at the exponent's resolution: the high
+// word without the sign, with its lowest bit set when the low word is not zero, so that only zeros
+// give 0 (a subnormal below 2^-1042 gives 1, field 0: the finest unit).
+RL_HD_INLINE std::uint32_t split_magnitude(double x) {
+  const std::uint64_t bits = bits_of_double(x);
+  const auto low = static_cast<std::uint32_t>(bits);
+  return (static_cast<std::uint32_t>(bits >> 32) & 0x7fffffffu) | (low < 1u ? low : 1u);
+}
+// Whether a group the split was made for, whose smallest non-zero split_magnitude minus one is
+// `least` (zeros wrap to the top), sums exactly on it: field - emin's field <= reach.
+RL_HD_INLINE bool split_holds(const DoubleSplit& s, std::uint32_t least) {
+  return s.usable && s.field - static_cast<int>(least >> 20) <= s.reach;
+}
+// x into the running sums of its grid part (s1) and the rest (s2).
+RL_HD_INLINE void split_add(double sigma, double x, double& s1, double& s2) {
+  const double q = (sigma + x) - sigma;
+  s1 += q;
+  s2 += x - q;
+}
+
 // ---- rounding the digits once ---------------------------------------------------------------
 
 // The digit as a signed integer, whatever holds it (an int64 array, or unsigned 64-bit words in
