@@ -1,12 +1,13 @@
 // cut_probe: exact double sums along matrix rows (reduce_axis, axis 1) against variants of the
 // row kernel's cut (cut_rows in src/segments/agent_segments.cuh), on device 0, cold (behind an L2
 // flush), median of R. Rows of 4, 16 and 256 doubles, 2^28 elements in all.
-//   cut_probe [repeats=10]
+//   cut_probe [repeats=10] [library: only the library's kernel, at its row shape and at others]
 // Each variant: `lanes` lanes per row, `per` 16-byte vectors of the row a lane, `rows` rows a lane
 // in flight, `pre` whether the next step's loads are issued before this step's arithmetic.
 //   plain  a plain double sum of each row (not exact): what the loads and shuffles cost alone
-//   row    the library's cut: the row's largest magnitude (shuffled across its lanes) sets one
-//          grid, two plain sums, shuffled and rounded once
+//   row    the row kernel's cut before its split (exact_sum.cuh's double_cut, two grids): the
+//          row's largest magnitude (shuffled across its lanes) sets the grids, two plain sums,
+//          shuffled and rounded once
 //   lane   each lane cuts its own elements on its own grid (no shuffle before the arithmetic),
 //          its two sums become one exact pair, and the row's lanes merge pairs
 // Every exact variant must give reduce_axis's bits; the probe checks them and counts the rows a
@@ -277,7 +278,7 @@ void loop_variant(const Setup& s, unsigned lanes) {
   std::fflush(stdout);
 }
 
-void probe(const L2Flush& flush, std::uint64_t cols, int repeats, int sms) {
+void probe(const L2Flush& flush, std::uint64_t cols, int repeats, int sms, bool only_library) {
   const std::uint64_t rows = (std::uint64_t(1) << 28) / cols;
   const std::uint64_t n = rows * cols;
   std::vector<double> h(n);
@@ -301,28 +302,50 @@ void probe(const L2Flush& flush, std::uint64_t cols, int repeats, int sms) {
               static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), sum_us, bytes / (sum_us * 1e3),
               max_us, read_us, bytes / (read_us * 1e3));
   const Setup s{flush, repeats, rows, cols, x, out, missed, want, sms};
-  {  // The library's kernel alone, as reduce_axis launches it (no redo launch after it).
-    Pieces p;
-    check(matrix_pieces(x, m, 1, lib, &p));
-    Pieces planned = p;
-    const PiecePlan plan = plan_pieces<double, Sem>(&planned);
-    const std::uint64_t per_block = std::uint64_t(kWarps) * (32 / plan.lanes);
-    with_cut_rows_kernel<double, Sem>(plan.lanes, cut_row_per(plan.lanes, cols), [&]<auto kKernel>() {
-      std::uint64_t held = 0;
-      check(blocks_held<kKernel>(0, sms, &held));
-      const unsigned grid = pieces_grid({}, held, (rows + per_block - 1) / per_block);
-      cudaFuncAttributes attr;
-      CK(cudaFuncGetAttributes(&attr, kKernel));
-      CK(cudaMemset(out, 0xff, rows * sizeof(double)));
-      CK(cudaMemset(missed, 0, 16));
-      const float us = cold_us(flush, [&] { kKernel<<<grid, kThreads>>>(x, planned, row_load_bytes<double>(x, p), out, missed); }, repeats);
-      CK(cudaGetLastError());
-      std::vector<double> got(rows);
-      CK(cudaMemcpy(got.data(), out, rows * sizeof(double), cudaMemcpyDeviceToHost));
-      std::printf("  reduceCutRows lanes %2u: %8.1f us %6.0f GB/s  regs %3d, local %zu bytes, %llu blocks/SM%s\n", plan.lanes, us,
-                  bytes / (us * 1e3), attr.numRegs, attr.localSizeBytes, static_cast<unsigned long long>(held / sms),
-                  std::memcmp(got.data(), want.data(), rows * sizeof(double)) == 0 ? "  bits equal" : "  BITS DIFFER");
-    });
+  // The library's kernel alone, as reduce_axis launches it (no redo launch after it), at the
+  // row shape it takes or at another (kLanes lanes of kPer vectors: a row of up to 2 kLanes kPer).
+  Pieces p;
+  check(matrix_pieces(x, m, 1, lib, &p));
+  Pieces planned = p;
+  const PiecePlan plan = plan_pieces<double, Sem>(&planned);
+  const auto library_kernel = [&]<auto kKernel>(unsigned lanes, unsigned per) {
+    const std::uint64_t per_block = std::uint64_t(kWarps) * (32 / lanes) * (per < 4 ? 4 / per : 1);
+    std::uint64_t held = 0;
+    check(blocks_held<kKernel>(0, sms, &held));
+    const unsigned grid = pieces_grid({}, held, (rows + per_block - 1) / per_block);
+    cudaFuncAttributes attr;
+    CK(cudaFuncGetAttributes(&attr, kKernel));
+    CK(cudaMemset(out, 0xff, rows * sizeof(double)));
+    CK(cudaMemset(missed, 0, 16));
+    const float us = cold_us(flush, [&] { kKernel<<<grid, kThreads>>>(x, planned, row_load_bytes<double>(x, p), out, missed); }, repeats);
+    CK(cudaGetLastError());
+    std::vector<double> got(rows);
+    CK(cudaMemcpy(got.data(), out, rows * sizeof(double), cudaMemcpyDeviceToHost));
+    std::printf("  reduceCutRows lanes %2u per %2u%s: %8.1f us %6.0f GB/s  regs %3d, local %zu bytes, %llu blocks/SM%s\n", lanes, per,
+                lanes == plan.lanes && per == cut_row_per(plan.lanes, cols) ? " (the library's)" : "", us, bytes / (us * 1e3),
+                attr.numRegs, attr.localSizeBytes, static_cast<unsigned long long>(held / sms),
+                std::memcmp(got.data(), want.data(), rows * sizeof(double)) == 0 ? "  bits equal" : "  BITS DIFFER");
+    std::fflush(stdout);
+  };
+  with_cut_rows_kernel<double, Sem>(plan.lanes, cut_row_per(plan.lanes, cols), [&]<auto kKernel>() {
+    library_kernel.template operator()<kKernel>(plan.lanes, cut_row_per(plan.lanes, cols));
+  });
+  if (only_library) {  // the same kernel at other row shapes, twice
+    for (int pass = 0; pass < 2; ++pass) {
+      if (cols == 256) {
+        library_kernel.template operator()<reduceCutRows<double, Sem, 32, 4>>(32, 4);
+        library_kernel.template operator()<reduceCutRows<double, Sem, 16, 8>>(16, 8);
+      } else if (cols == 16) {
+        library_kernel.template operator()<reduceCutRows<double, Sem, 2, 4>>(2, 4);
+        library_kernel.template operator()<reduceCutRows<double, Sem, 1, 8>>(1, 8);
+      }
+    }
+    CK(cudaFree(x));
+    CK(cudaFree(lib));
+    CK(cudaFree(mx));
+    CK(cudaFree(out));
+    CK(cudaFree(missed));
+    return;
   }
   // The cut as it was, then with whole-vector loads and lanes known at compile time.
   if (cols == 256) {
@@ -390,6 +413,7 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s; exact double sums along rows, cold, median of %d\n", prop.name, repeats);
   L2Flush flush(prop);
-  for (const std::uint64_t cols : {256, 16, 4}) probe(flush, cols, repeats, prop.multiProcessorCount);
+  const bool only_library = argc > 2 && std::strcmp(argv[2], "library") == 0;
+  for (const std::uint64_t cols : {256, 16, 4}) probe(flush, cols, repeats, prop.multiProcessorCount, only_library);
   return 0;
 }

@@ -7,7 +7,7 @@
 // sums, 2^15 x 2^13 double sums; every row compared bit for bit with reduce_axis's.
 //   longrow_probe [repeats=10] [groups: only groups of 1, 2, 4 and 8 warps a row | tail: only what a
 //   block a row's end costs | rotate: a warp a row with each row's rounds in order and rotated, and
-//   a block a row]
+//   a block a row | blocks: reduceBlockRows against copies of it bound to six and eight blocks an SM]
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -159,6 +159,22 @@ __global__ void __launch_bounds__(256, kBlocks)
     }
     if (in_group == 0 && lane == 0) store_piece<Sem>(out, r, a, cols, redo);
   }
+}
+
+// reduceBlockRows' body under a launch bound of kBlocks blocks an SM (the library's bound asks for
+// none: 48 registers, five blocks, for double sums).
+template <class T, class Sem, int kBlocks>
+__global__ void __launch_bounds__(256, kBlocks)
+    block_rows_bounded(const T* input, Pieces pieces, std::uint64_t first, typename Sem::Out* output,
+                       unsigned long long* redo) {
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[kWarps];
+  rl::smem<Acc> slots = slot_storage;
+  const std::uint64_t r = first + blockIdx.x;
+  if (r >= pieces.count) return;
+  const Acc acc = block_fold<Sem>(lane_fold_free<T, Sem, 4, false>(input + r * pieces.step, pieces.length, kThreads,
+                                                                    threadIdx.x), slots);
+  if (threadIdx.x == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
 }
 
 // Times k(x, rows, cols, out, redo) with 256 threads on the blocks the GPU holds and on `every`
@@ -415,7 +431,8 @@ void probe(const L2Flush& flush, int repeats, int sms, std::uint64_t rows, std::
 // reduceBlockRows were slower everywhere: 16384 x 16384 doubles 488.6 -> 501.8 us, 32768 x 8192
 // doubles 506.0 -> 558.0, H200.)
 template <class T>
-void rotations(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols, const char* name) {
+void rotations(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols, const char* name,
+               bool bounded = false) {
   RowsCase<T> c(flush, repeats, rows, cols);
   using R = typename RowsCase<T>::R;
   using Sem = piece_semantics_t<T, op::sum>;
@@ -437,6 +454,12 @@ void rotations(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint6
     std::fflush(stdout);
   };
   for (int pass = 0; pass < 2; ++pass) {
+    if (bounded) {
+      time(reduceBlockRows<T, Sem>, 1, "a block a row, the library's");
+      time(block_rows_bounded<T, Sem, 6>, 1, "a block a row, 6 blocks an SM");
+      time(block_rows_bounded<T, Sem, 8>, 1, "a block a row, 8 blocks an SM");
+      continue;
+    }
     time(reduceWarpRows<T, Sem, false>, kWarps, "a warp a row, rounds in order");
     time(reduceWarpRows<T, Sem, true>, kWarps, "a warp a row, the library's");
     time(reduceBlockRows<T, Sem>, 1, "a block a row, rounds in order");
@@ -469,6 +492,11 @@ int main(int argc, char** argv) {
     rotations<float>(flush, repeats, 32768, 8192, "float");
     rotations<float>(flush, repeats, 8192, 32768, "float");
     rotations<reducelab::bfloat16>(flush, repeats, 16384, 16384, "bfloat16");
+    return 0;
+  }
+  if (argc > 2 && std::strcmp(argv[2], "blocks") == 0) {
+    rotations<double>(flush, repeats, 16384, 16384, "double", true);
+    rotations<double>(flush, repeats, 32768, 8192, "double", true);
     return 0;
   }
   if (argc > 2 && std::strcmp(argv[2], "groups") == 0) {
