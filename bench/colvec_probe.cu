@@ -4,7 +4,7 @@
 // thread in the last block's fold) and, where a warp takes a whole group, on bands instead; beside
 // reduce_axis, on device 0, cold (behind an L2 flush), median of R, every variant's results
 // compared bit for bit with reduce_axis's.
-//   colvec_probe [repeats=10]
+//   colvec_probe [repeats=10] [bands]   (bands: the library's band count against fewer, for a few shapes)
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -31,8 +31,18 @@ struct Bufs {
   void* out = nullptr;
 };
 
-enum class Bands { library, fewer, banded };
-const char* name_of(Bands b) { return b == Bands::library ? "library bands" : b == Bands::fewer ? "fewer bands" : "bands, no warp a group"; }
+enum class Bands { library, fewer, banded, half, quarter, eighth };
+const char* name_of(Bands b) {
+  switch (b) {
+    case Bands::library: return "library bands";
+    case Bands::fewer: return "fewer bands";
+    case Bands::banded: return "bands, no warp a group";
+    case Bands::half: return "bands for half the blocks";
+    case Bands::quarter: return "bands for a quarter";
+    default: return "bands for an eighth";
+  }
+}
+bool focus = false;  // `bands` mode: the library's bands against a half, a quarter, an eighth of them
 
 // reduceColumns<E, S> over `p` (counted in E), the bands as `mode` asks.
 template <class E, class S>
@@ -53,6 +63,10 @@ void variant(const L2Flush& flush, int repeats, int sms, const void* x, const Pi
   } else if (mode == Bands::banded) {
     if (!shape.warp_per_group) return;
     shape = column_shape<typename S::Acc>(p, held, std::numeric_limits<std::uint64_t>::max());
+  } else if (mode != Bands::library) {
+    if (shape.warp_per_group) return;
+    const std::uint64_t f = mode == Bands::half ? 2 : mode == Bands::quarter ? 4 : 8;
+    shape = column_shape<typename S::Acc>(p, held / f, held * kWarps);
   }
   const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(held, column_blocks(shape)));
   CK(cudaMemset(b.out, 0xff, want.size()));
@@ -74,6 +88,11 @@ void variant(const L2Flush& flush, int repeats, int sms, const void* x, const Pi
 template <class E, class S>
 void variants(const L2Flush& flush, int repeats, int sms, const void* x, const Pieces& p, const Bufs& b,
               const std::vector<unsigned char>& want, const char* what) {
+  if (focus) {
+    for (Bands mode : {Bands::library, Bands::half, Bands::quarter, Bands::eighth, Bands::library})
+      variant<E, S>(flush, repeats, sms, x, p, b, want, what, mode);
+    return;
+  }
   for (Bands mode : {Bands::library, Bands::fewer, Bands::banded}) variant<E, S>(flush, repeats, sms, x, p, b, want, what, mode);
 }
 
@@ -139,11 +158,19 @@ void shapes(const L2Flush& flush, int repeats, int sms, const char* name) {
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 10;
+  focus = argc > 2 && std::strcmp(argv[2], "bands") == 0;
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s; columns a lane against vectors of columns a lane, cold, median of %d\n", prop.name, repeats);
   L2Flush flush(prop);
   const int sms = prop.multiProcessorCount;
+  if (focus) {  // exact float sums along the columns of the shapes that band the most
+    probe<float, op::sum>(flush, repeats, sms, std::uint64_t(1) << 20, 256, "float sum");
+    probe<float, op::sum>(flush, repeats, sms, std::uint64_t(1) << 14, std::uint64_t(1) << 14, "float sum");
+    probe<float, op::max>(flush, repeats, sms, std::uint64_t(1) << 20, 256, "float max");
+    probe<double, op::sum>(flush, repeats, sms, std::uint64_t(1) << 20, 256, "double sum");
+    return 0;
+  }
   shapes<float, op::max>(flush, repeats, sms, "float max");
   shapes<std::int32_t, op::max>(flush, repeats, sms, "int32 max");
   shapes<double, op::max>(flush, repeats, sms, "double max");

@@ -57,7 +57,7 @@ void narrow(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_
       static_cast<unsigned>(std::min<std::uint64_t>(std::uint64_t(per_sm) * sms, kNarrowBlocks<typename Sem::Acc, kCols>));
   CK(cudaMemset(b.out, 0xff, kCols * sizeof(float)));
   const float us = cold_us(flush, [&] {
-    k<<<grid, 256>>>(x, rows, static_cast<typename Sem::Acc*>(b.partials), b.tickets, b.out, b.redo);
+    k<<<grid, 256>>>(x, rows, static_cast<typename Sem::Acc*>(b.partials), b.tickets, b.out);
   }, repeats);
   CK(cudaGetLastError());
   char what[64];

@@ -627,20 +627,34 @@ template <class Acc>
 inline constexpr std::uint64_t kColumnJobsOf =
     kPiecePartialBytes / (32 * sizeof(Acc)) < kColumnJobs ? kPiecePartialBytes / (32 * sizeof(Acc)) : kColumnJobs;
 
+// Whether Acc is exact sums' pair (ExactPair), or several columns' pairs (VecColumns, PairSum).
+template <class Acc>
+inline constexpr bool exact_pair_acc_v =
+    std::is_same_v<Acc, ExactPair> ||
+    requires(Acc& a) { requires std::is_same_v<std::remove_cvref_t<decltype(a.c[0])>, ExactPair>; };
+
+// Jobs a block to begin with: two; one for exact sums, whose partials cost the group's last block
+// an exact merge each, so that it folds half as many (H200, exact float sums along 2^20 x 256,
+// the kernel alone: two floats a lane, 198 bands 259.9 us, 99 bands 249.0; a column a lane, 132
+// bands 262.9, 66 bands 257.4; doubles 481.5 -> 477.4; bench/colvec_probe's `bands` mode).
+template <class Acc>
+inline constexpr std::uint64_t kColumnJobsPerBlock = exact_pair_acc_v<Acc> ? 1 : 2;
+
 // `blocks` and `warps`: how many blocks and warps the launch keeps resident. With at least as many
 // groups of 32 columns as warps, a warp takes a whole group (every row) and writes its columns,
-// with no block fold. Otherwise the rows are cut into bands, about two jobs a block to begin
-// with; blocks take jobs b, b + blocks, ..., so a launch lasts about as long as the most jobs one
-// block takes times a band's rows. Of the band counts from half to twice that first one, the one
-// with the least of that product is taken, the first one unless another is strictly less: 256
-// groups of half words on 396 blocks took 4 bands (three jobs for some blocks, two for others:
-// 3/4 of the rows) and take 3 (two jobs at most: 2/3). The bands are capped at the jobs whose
+// with no block fold. Otherwise the rows are cut into bands, kColumnJobsPerBlock jobs a block to
+// begin with; blocks take jobs b, b + blocks, ..., so a launch lasts about as long as the most
+// jobs one block takes times a band's rows. Of the band counts from half to twice that first one,
+// the one with the least of that product is taken, the first one unless another is strictly less:
+// 256 groups of half words on 396 blocks took 4 bands (three jobs for some blocks, two for
+// others: 3/4 of the rows) and take 3 (two jobs at most: 2/3). The bands are capped at the jobs whose
 // partials (Acc) the workspace holds.
 template <class Acc>
 inline ColumnShape column_shape(const Pieces& p, std::uint64_t blocks, std::uint64_t warps) {
   constexpr std::uint64_t most_jobs = kColumnJobsOf<Acc>;
   if (blocks < 1) blocks = 1;
-  const std::uint64_t target_jobs = 2 * blocks < most_jobs ? 2 * blocks : most_jobs;
+  const std::uint64_t wanted_jobs = kColumnJobsPerBlock<Acc> * blocks;
+  const std::uint64_t target_jobs = wanted_jobs < most_jobs ? wanted_jobs : most_jobs;
   ColumnShape s;
   s.cols = p.count, s.rows = p.length, s.pitch = p.stride;
   s.width = static_cast<unsigned>(s.cols < 32 ? s.cols : 32);
@@ -1228,8 +1242,7 @@ template <class T, class Sem, unsigned kCols, unsigned kIn = kNarrowLoads<T, kCo
           int kMinBlocks = kNarrowBlocksPerSm<T, kCols>>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     reduceNarrowColumns(rl::gmem<const T> input, std::uint64_t rows, rl::gmem<typename Sem::Acc> partials,
-                        rl::gmem<unsigned> ticket, rl::gmem<typename Sem::Out> output,
-                        rl::gmem<unsigned long long> redo) {
+                        rl::gmem<unsigned> ticket, rl::gmem<typename Sem::Out> output) {
   using Acc = typename Sem::Acc;
   constexpr unsigned kVec = Shape<T>::kVec, kHeld = kNarrowHeld<T, kCols>;
   constexpr unsigned kPer = kVec / kHeld, kGroups = kCols / kHeld;  // rows a vector, vectors a row
@@ -1239,6 +1252,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   rl::smem<Acc> slots = slot_storage;
   __shared__ unsigned last_storage[1];
   rl::smem<unsigned> am_last = last_storage;
+  // The last block sums a column whose pair lost part of its sum again itself (BlockRedo).
+  __shared__ unsigned long long redo_digit_storage[ExactTraits<T>::kDigits];
+  __shared__ unsigned redo_misc_storage[2];
+  __shared__ unsigned long long redo_listed_storage[kCols];
+  BlockRedo<Sem> here{redo_digit_storage, redo_misc_storage, redo_listed_storage};
+  here.clear();  // barriers follow before the last block's stores
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
   const std::uint64_t t = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x;
@@ -1296,9 +1315,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   // of 2^26 rows (H200).
   for (unsigned c = warp; c < kCols; c += kWarps) {
     const Acc a = warp_fold<Sem>(fold_band_partials<Sem>(partials + c, kCols, lane, 32, gridDim.x));
-    if (lane == 0) store_piece<Sem>(output, c, a, rows, redo);
+    if (lane == 0) store_piece<Sem>(output, c, a, rows, here);
   }
   if (threadIdx.x == 0) ticket[0] = 0u;
+  __syncthreads();
+  here.run(input, 1, kCols, rows, output);  // the columns whose pair lost part of its sum
 }
 
 // ---- Exact sums and means of dense half columns, read as one array, added as integers ----------

@@ -71,6 +71,9 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       prefer_warp_rows<T, Sem>(&plan, pieces, (options.grid != 0 ? std::min<std::uint64_t>(options.grid, held) : held) * kWarps);
     }
   }
+  // Whether the kernels that ran list nothing for reduceRedoPieces: those that read a few columns
+  // as one array (their last block sums a lost column again itself), or add half columns as integers.
+  bool redone_inside = false;
   if constexpr (Sem::order_free) {
     bool narrow = false;  // columns taken by a kernel of their own (read as one array, or half columns in bands)
     // Dense 16-bit columns read as one array (agent_segments.cuh): kKernel over kCols columns with
@@ -138,7 +141,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
           const std::uint64_t wanted = std::max<std::uint64_t>(1, vectors / (kNarrowLoads<T, kCols> * kThreads));
           const unsigned grid = pieces_grid(options, std::min<std::uint64_t>(held, kMost), wanted);
           kernel<<<static_cast<unsigned>(std::min<std::uint64_t>(grid, kMost)), kThreads, 0, stream>>>(
-              input, pieces.length, static_cast<typename Sem::Acc*>(ws.pieces), ws.piece_tickets, output, redo);
+              input, pieces.length, static_cast<typename Sem::Acc*>(ws.pieces), ws.piece_tickets, output);
           const cudaError_t e = cudaGetLastError();
           return e == cudaSuccess ? Status{} : cuda_status(e, "launching reduceNarrowColumns");
         };
@@ -151,6 +154,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
         if (!s) return s;
       }
     }
+    redone_inside = narrow;
     // Whether reduceColumns over the columns read as E under S gives each warp a whole group.
     const auto warp_a_group = [&]<class E, class S>(const Pieces& p, bool* yes) -> Status {
       std::uint64_t held = 0;
@@ -391,6 +395,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     if (e != cudaSuccess) return cuda_status(e, "launching reduceSegments");
   }
   if constexpr (is_exact_pieces<Sem>::value) {
+    if (redone_inside) return {};
     // Pieces whose pair lost part of its sum, again with digits (usually none: each block reads
     // the empty list and leaves).
     using Out = result_t<T, Op>;

@@ -139,6 +139,7 @@ RL_HD_INLINE bool window_is_exact(const WindowSum& w, std::uint64_t n) {
 // The accumulator of exact piece sums (Op is op::sum or op::mean of a floating-point T).
 template <class T, class Op>
 struct ExactPieceSemantics {
+  using Value = T;  // the elements' type
   using Acc = ExactPair;
   using Inner = ExactPair;
   using Out = result_t<T, Op>;

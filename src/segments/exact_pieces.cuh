@@ -1,6 +1,7 @@
 #pragma once
 // The GPU side of exact piece sums (exact_pair.cuh has the pair): how a kernel writes or lists a
 // piece, and reduceRedoPieces, which sums the listed pieces again with digits. nvcc and g++ (SIMT).
+#include <atomic>
 #include <cstdint>
 
 #include "reducelab/detail/agent_exact.cuh"
@@ -334,35 +335,80 @@ __device__ __forceinline__ void list_for_redo(rl::gmem<unsigned long long> redo,
   if (slot < redo_slots()) redo[2 + slot] = piece;
 }
 
-// Writes piece p's result, or (an exact pair that lost part of its sum) lists p for the redo.
-template <class Sem>
-__device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, std::uint64_t p,
-                                            const typename Sem::Acc& v, std::uint64_t length,
-                                            rl::gmem<unsigned long long> redo) {
+// Writes piece p's result, or (an exact pair that lost part of its sum) lists p with list(p) for
+// the redo.
+template <class Sem, class List>
+__device__ __forceinline__ void store_or_list(rl::gmem<typename Sem::Out> output, std::uint64_t p,
+                                              const typename Sem::Acc& v, std::uint64_t length, List&& list) {
   if constexpr (is_exact_pieces<Sem>::value) {
     if (Sem::needs_redo(v)) {
-      list_for_redo(redo, p);
+      list(p);
       return;
     }
   } else if constexpr (two_columns_v<Sem>) {  // p is a column of vectors: list the lost column itself
     constexpr unsigned k = Sem::Acc::kColumns;
     for (unsigned j = 0; j < k; ++j)
-      if (Sem::Column::needs_redo(v.c[j])) list_for_redo(redo, k * p + j);
-    // A listed column's value here is a placeholder; the redo (a later launch) writes it.
+      if (Sem::Column::needs_redo(v.c[j])) list(k * p + j);
+    // A listed column's value here is a placeholder; the redo (later) writes it.
   }
   output[p] = Sem::finish(v, length);
 }
+// The same, listing p for reduceRedoPieces.
+template <class Sem>
+__device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, std::uint64_t p,
+                                            const typename Sem::Acc& v, std::uint64_t length,
+                                            rl::gmem<unsigned long long> redo) {
+  store_or_list<Sem>(output, p, v, length, [&](std::uint64_t q) { list_for_redo(redo, q); });
+}
+
+// Sums one piece again exactly with the whole block (its digits in shared memory, as reduceExact
+// keeps them) and writes its result: elements x[0], x[stride], ... x[(length - 1) * stride].
+// Every thread of the block calls it; digits and misc[0] are free again when it returns. Out of
+// line: inlined into a column kernel, it pushed that kernel's main loop into spills.
+template <class T, class Out, bool kMean>
+__device__ __noinline__ void redo_piece(rl::gmem<const T> x, std::uint64_t stride, std::uint64_t length,
+                                        rl::smem<unsigned long long> digits, rl::smem<unsigned> misc,
+                                        rl::gmem<Out> out) {
+  constexpr int kD = ExactTraits<T>::kDigits;
+  constexpr std::uint64_t kStrip = std::uint64_t(1) << 24;  // elements between carries of the digits
+  if (threadIdx.x < static_cast<unsigned>(kD)) digits[threadIdx.x] = 0ull;
+  if (threadIdx.x == 0) misc[0] = 0u;
+  __syncthreads();
+  const BlockDigits<T> spill{digits};
+  ExactCarry carry;
+  for (std::uint64_t strip = 0; strip < length; strip += kStrip) {
+    const std::uint64_t stop = length - strip < kStrip ? length : strip + kStrip;
+    for (std::uint64_t e = strip + threadIdx.x; e < stop; e += kThreads) {
+      const T v = x[e * stride];
+      carry.add(exact_value(v), spill);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)  // carry every digit but the top into [0, 2^32): no int64 overflows
+      for (int d = 0; d + 1 < kD; ++d) {
+        const auto s = static_cast<long long>(digits[d]);
+        const long long c = s >> 32;
+        digits[d] = static_cast<unsigned long long>(s - c * (1ll << 32));
+        digits[d + 1] += static_cast<unsigned long long>(c);
+      }
+    __syncthreads();
+  }
+  const unsigned seen = warp_finish<T>(carry, digits);
+  if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
+  __syncthreads();
+  const unsigned flags = misc[0];
+  write_result<T, Out, kMean>(digits, flags, length, out);
+  __syncthreads();  // digits and misc are reused by the next piece
+}
 
 // Launch with kThreads threads and any grid, after the kernels that listed pieces in `redo`:
-// block b sums listed pieces b, b + gridDim.x, ... exactly (digits in shared memory, as
-// reduceExact does), or every piece when the list overflowed; the last block clears the list.
+// block b sums listed pieces b, b + gridDim.x, ... exactly (redo_piece), or every piece when the
+// list overflowed; the last block clears the list. On an empty list (every block reads the same
+// count: the kernels that list have ended) each block leaves at once, with no ticket to take.
 template <class T, class Out, bool kMean>
 __global__ void __launch_bounds__(kThreads)
     reduceRedoPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
                      rl::gmem<const std::int64_t> end, rl::gmem<unsigned long long> redo, rl::gmem<Out> output) {
-  constexpr int kD = ExactTraits<T>::kDigits;
-  constexpr std::uint64_t kStrip = std::uint64_t(1) << 24;  // elements between carries of the digits
-  __shared__ unsigned long long digit_storage[kD];
+  __shared__ unsigned long long digit_storage[ExactTraits<T>::kDigits];
   rl::smem<unsigned long long> digits = digit_storage;
   __shared__ unsigned misc_storage[1];  // the piece's flags
   rl::smem<unsigned> misc = misc_storage;
@@ -374,9 +420,9 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x == 0) listed_at[0] = redo[0];
   __syncthreads();
   const unsigned long long listed = listed_at[0];
+  if (listed == 0) return;
   const bool every = listed > redo_slots();
   const std::uint64_t todo = every ? pieces.count : listed;
-  const BlockDigits<T> spill{digits};
   for (std::uint64_t i = blockIdx.x; i < todo; i += gridDim.x) {
     const std::uint64_t p = every ? i : static_cast<std::uint64_t>(redo[2 + i]);
     std::uint64_t first = 0, length = 0;
@@ -388,33 +434,7 @@ __global__ void __launch_bounds__(kThreads)
       first = p * pieces.step;
       length = pieces.length;
     }
-    if (threadIdx.x < static_cast<unsigned>(kD)) digits[threadIdx.x] = 0ull;
-    if (threadIdx.x == 0) misc[0] = 0u;
-    __syncthreads();
-    const rl::gmem<const T> x = input + first;
-    ExactCarry carry;
-    for (std::uint64_t strip = 0; strip < length; strip += kStrip) {
-      const std::uint64_t stop = length - strip < kStrip ? length : strip + kStrip;
-      for (std::uint64_t e = strip + threadIdx.x; e < stop; e += kThreads) {
-        const T v = x[e * pieces.stride];
-        carry.add(exact_value(v), spill);
-      }
-      __syncthreads();
-      if (threadIdx.x == 0)  // carry every digit but the top into [0, 2^32): no int64 overflows
-        for (int d = 0; d + 1 < kD; ++d) {
-          const auto s = static_cast<long long>(digits[d]);
-          const long long c = s >> 32;
-          digits[d] = static_cast<unsigned long long>(s - c * (1ll << 32));
-          digits[d + 1] += static_cast<unsigned long long>(c);
-        }
-      __syncthreads();
-    }
-    const unsigned seen = warp_finish<T>(carry, digits);
-    if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
-    __syncthreads();
-    const unsigned flags = misc[0];
-    write_result<T, Out, kMean>(digits, flags, length, output + p);
-    __syncthreads();  // digits and misc are reused by the next piece
+    redo_piece<T, Out, kMean>(input + first, pieces.stride, length, digits, misc, output + p);
   }
   if (threadIdx.x == 0) {
     __threadfence();
@@ -423,6 +443,56 @@ __global__ void __launch_bounds__(kThreads)
       redo[1] = 0ull;
     }
   }
+}
+
+// ---- Lost pieces summed again by the block that wrote them --------------------------------------
+// A kernel whose last block writes every piece (reduceNarrowColumns) sums a piece whose pair lost
+// part of its sum again in that block, right after writing the others, so that the call needs no
+// reduceRedoPieces launch after it: on an H200 that launch, even on an empty list, cost 8-9 us
+// after the few-columns kernel (docs/performance.md). reduceColumns keeps the list: the same code
+// in it took the exact float columns' kernel from 80 to 106 registers.
+
+#if RL_SIMT
+// Pieces the blocks summed again themselves since the SIMT runner last cleared it (its tests count them).
+inline std::atomic<std::uint64_t> simt_redone_in_blocks{0};
+#endif
+
+// A block's list of its lost pieces (of exact semantics Sem), in shared memory: list() from any
+// thread; run() from every thread, after a barrier that follows the last list().
+template <class Sem>
+struct BlockRedo {
+  rl::smem<unsigned long long> digits;  // ExactTraits<Sem::Value>::kDigits
+  rl::smem<unsigned> misc;              // [0] the piece's flags, [1] pieces listed
+  rl::smem<unsigned long long> listed;  // as many as the block may list
+  __device__ __forceinline__ void clear() {
+    if (threadIdx.x == 0) misc[1] = 0u;
+  }
+  __device__ __forceinline__ void list(std::uint64_t p) { listed[atomicAdd(&misc[1], 1u)] = p; }
+  // Sums the listed pieces again: piece p is x[p * step], x[p * step + stride], ... (`length` elements).
+  __device__ inline void run(rl::gmem<const typename Sem::Value> x, std::uint64_t step, std::uint64_t stride,
+                             std::uint64_t length, rl::gmem<typename Sem::Out> output) {
+    const unsigned n = misc[1];
+    if (n == 0) return;
+    for (unsigned i = 0; i < n; ++i) {
+      const std::uint64_t p = listed[i];
+      redo_piece<typename Sem::Value, typename Sem::Out, Sem::kMean>(x + p * step, stride, length, digits, misc,
+                                                                     output + p);
+    }
+    // redo_piece ends with a barrier: every thread has read n and the list.
+    if (threadIdx.x == 0) {
+      misc[1] = 0u;
+#if RL_SIMT
+      simt_redone_in_blocks += n;
+#endif
+    }
+  }
+};
+
+// Writes piece p's result, or lists it in the block's own list.
+template <class Sem>
+__device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, std::uint64_t p,
+                                            const typename Sem::Acc& v, std::uint64_t length, BlockRedo<Sem>& here) {
+  store_or_list<Sem>(output, p, v, length, [&](std::uint64_t q) { here.list(q); });
 }
 
 }  // namespace reducelab::detail

@@ -42,6 +42,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   using Out = typename Sem::Out;
   using Acc = typename Sem::Acc;
   last_redone = 0;
+  simt_redone_in_blocks = 0;
   DeviceBytes input = device_copy(host, n * sizeof(T), offset * sizeof(T));
   const std::size_t offset_bytes = pieces.offsets ? pieces.count * sizeof(std::int64_t) : 0;
   DeviceBytes b = device_copy(begin, offset_bytes), e = device_copy(end, offset_bytes);
@@ -72,6 +73,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   auto grid_for = [&](std::uint64_t wanted) {
     return dim3(grid != 0 ? grid : static_cast<unsigned>(std::clamp<std::uint64_t>(wanted, 1, 16)));
   };
+  bool redone_inside = false;  // as on the GPU: no redo launch after these kernels
   if constexpr (Sem::order_free) {
     bool narrow = false;  // as on the GPU (device_segments.cuh)
     // As on the GPU: kernel over kCols dense 16-bit columns, `counters` zero before and after.
@@ -133,7 +135,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
           cfg.grid.x = static_cast<unsigned>(std::min<std::uint64_t>(cfg.grid.x, kNarrowBlocks<Acc, kCols>));
           cfg.name = "reduceNarrowColumns";
           rl::launch(reduceNarrowColumns<T, Sem, kCols>, cfg, in, pieces.length, static_cast<Acc*>(partials.get()),
-                     static_cast<unsigned*>(ticket.get()), out, redo);
+                     static_cast<unsigned*>(ticket.get()), out);
         };
         constexpr unsigned kVec = Shape<T>::kVec;
         if (pieces.count == 2) launch.template operator()<2>();
@@ -143,6 +145,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
         if (*static_cast<unsigned*>(ticket.get()) != 0) throw std::logic_error("reduceNarrowColumns left its ticket set");
       }
     }
+    redone_inside = narrow;
     // As on the GPU (device_segments.cuh), for a launch that holds 24 blocks.
     const auto warp_a_group = []<class S>(const Pieces& p) { return column_shape<typename S::Acc>(p, 24, 32).warp_per_group; };
     const auto launch_columns = [&]<class E, class S>(const Pieces& p, const char* name, bool vectors = false,
@@ -298,11 +301,16 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     rl::launch(reduceSegments<T, Sem>, cfg, in, launched, bp, ep, out);
   }
   if constexpr (is_exact_pieces<Sem>::value) {
-    cfg.grid = grid_for(std::min<std::uint64_t>(pieces.count, 4));
-    cfg.name = "reduceRedoPieces";
-    last_redone = redo[0];
-    rl::launch(reduceRedoPieces<T, Out, Sem::kMean>, cfg, in, pieces, bp, ep, redo, out);
-    if (redo[0] != 0 || redo[1] != 0) throw std::logic_error("reduceRedoPieces left the redo list set");
+    if (redone_inside) {
+      if (redo[0] != 0) throw std::logic_error("a kernel that redoes its own pieces listed one for reduceRedoPieces");
+      last_redone = simt_redone_in_blocks;
+    } else {
+      cfg.grid = grid_for(std::min<std::uint64_t>(pieces.count, 4));
+      cfg.name = "reduceRedoPieces";
+      last_redone = redo[0];
+      rl::launch(reduceRedoPieces<T, Out, Sem::kMean>, cfg, in, pieces, bp, ep, redo, out);
+      if (redo[0] != 0 || redo[1] != 0) throw std::logic_error("reduceRedoPieces left the redo list set");
+    }
   }
   std::memcpy(static_cast<void*>(host_out.data()), out, pieces.count * sizeof(Out));
   return host_out;
