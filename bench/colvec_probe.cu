@@ -4,7 +4,8 @@
 // thread in the last block's fold) and, where a warp takes a whole group, on bands instead; beside
 // reduce_axis, on device 0, cold (behind an L2 flush), median of R, every variant's results
 // compared bit for bit with reduce_axis's.
-//   colvec_probe [repeats=10] [bands]   (bands: the library's band count against fewer, for a few shapes)
+//   colvec_probe [repeats=10] [bands | loads]   (bands: the library's band count against fewer, for a few
+//   shapes; loads: exact float sums two floats a lane with 8, 12 and 16 loads in flight a thread)
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -43,12 +44,13 @@ const char* name_of(Bands b) {
   }
 }
 bool focus = false;  // `bands` mode: the library's bands against a half, a quarter, an eighth of them
+bool loads = false;  // `loads` mode: exact float sums two floats a lane with 8 (the library's), 12 and 16 loads in flight
 
-// reduceColumns<E, S> over `p` (counted in E), the bands as `mode` asks.
-template <class E, class S>
+// reduceColumns<E, S, kLoads> over `p` (counted in E), the bands as `mode` asks.
+template <class E, class S, unsigned kLoads = kColumnLoads<S>>
 void variant(const L2Flush& flush, int repeats, int sms, const void* x, const Pieces& p, const Bufs& b,
              const std::vector<unsigned char>& want, const char* what, Bands mode) {
-  auto k = reduceColumns<E, S>;
+  auto k = reduceColumns<E, S, kLoads>;
   int per_sm = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, 0));
   cudaFuncAttributes attr;
@@ -78,8 +80,8 @@ void variant(const L2Flush& flush, int repeats, int sms, const void* x, const Pi
   std::vector<unsigned char> got(want.size());
   CK(cudaMemcpy(got.data(), b.out, got.size(), cudaMemcpyDeviceToHost));
   const double bytes = double(p.length) * p.count * sizeof(E);
-  std::printf("  %-22s %-24s %8.1f us %6.0f GB/s  regs %3d, %d blocks/SM, grid %u, %llu groups x %llu bands%s%s\n", what,
-              name_of(mode), us, bytes / (us * 1e3), attr.numRegs, per_sm, grid,
+  std::printf("  %-22s %-24s %2u loads %8.1f us %6.0f GB/s  regs %3d, %d blocks/SM, grid %u, %llu groups x %llu bands%s%s\n",
+              what, name_of(mode), kLoads, us, bytes / (us * 1e3), attr.numRegs, per_sm, grid,
               static_cast<unsigned long long>(shape.groups), static_cast<unsigned long long>(shape.bands),
               shape.warp_per_group ? " (a warp a group)" : "", got == want ? "  bits equal" : "  BITS DIFFER");
   std::fflush(stdout);
@@ -88,6 +90,19 @@ void variant(const L2Flush& flush, int repeats, int sms, const void* x, const Pi
 template <class E, class S>
 void variants(const L2Flush& flush, int repeats, int sms, const void* x, const Pieces& p, const Bufs& b,
               const std::vector<unsigned char>& want, const char* what) {
+  if (loads) {
+    if constexpr (requires { typename S::Column; }) {
+      if constexpr (std::is_same_v<S, VecColumns<float, piece_semantics_t<float, op::sum>>>) {
+        variant<E, S, 8>(flush, repeats, sms, x, p, b, want, what, Bands::library);
+        variant<E, S, 12>(flush, repeats, sms, x, p, b, want, what, Bands::library);
+        variant<E, S, 16>(flush, repeats, sms, x, p, b, want, what, Bands::library);
+        variant<E, S, 8>(flush, repeats, sms, x, p, b, want, what, Bands::library);
+        variant<E, S, 12>(flush, repeats, sms, x, p, b, want, what, Bands::library);
+        variant<E, S, 16>(flush, repeats, sms, x, p, b, want, what, Bands::library);
+      }
+    }
+    return;
+  }
   if (focus) {
     for (Bands mode : {Bands::library, Bands::half, Bands::quarter, Bands::eighth, Bands::library})
       variant<E, S>(flush, repeats, sms, x, p, b, want, what, mode);
@@ -159,11 +174,18 @@ void shapes(const L2Flush& flush, int repeats, int sms, const char* name) {
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 10;
   focus = argc > 2 && std::strcmp(argv[2], "bands") == 0;
+  loads = argc > 2 && std::strcmp(argv[2], "loads") == 0;
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s; columns a lane against vectors of columns a lane, cold, median of %d\n", prop.name, repeats);
   L2Flush flush(prop);
   const int sms = prop.multiProcessorCount;
+  if (loads) {  // exact float sums along the columns that take two floats a lane
+    probe<float, op::sum>(flush, repeats, sms, std::uint64_t(1) << 20, 256, "float sum");
+    probe<float, op::sum>(flush, repeats, sms, std::uint64_t(1) << 14, std::uint64_t(1) << 14, "float sum");
+    probe<float, op::sum>(flush, repeats, sms, 256, std::uint64_t(1) << 20, "float sum");
+    return 0;
+  }
   if (focus) {  // exact float sums along the columns of the shapes that band the most
     probe<float, op::sum>(flush, repeats, sms, std::uint64_t(1) << 20, 256, "float sum");
     probe<float, op::sum>(flush, repeats, sms, std::uint64_t(1) << 14, std::uint64_t(1) << 14, "float sum");

@@ -1063,12 +1063,24 @@ template <class Sem>
   requires requires { Sem::kColumnLoads; }
 inline constexpr unsigned kColumnLoads<Sem> = Sem::kColumnLoads;
 
-template <class T, class Sem>
+// Loads in flight a thread where a warp takes a whole group (ColumnShape::warp_per_group), whose
+// warps fold every row of their columns with no bands to share the latency: 16 for exact float
+// sums two floats a lane (126 registers, two blocks an SM), whose bands keep 8. H200, the kernel
+// alone, bench/colvec_probe's `loads` mode: along 256 x 2^20 (a warp a group) 253.5 and 254.9 us
+// with 8, 242.0 and 242.3 with 16; with 16 in bands, 2^20 x 256 249.5 and 254.0 against 249.1
+// and 250.5, 16384 x 16384 250.4 and 250.8 against 252.5 and 251.9.
+template <class Sem>
+inline constexpr unsigned kWarpGroupLoads =
+    exact_pair_acc_v<typename Sem::Acc> && !std::is_same_v<typename Sem::Acc, ExactPair> && kColumnLoads<Sem> < 16
+        ? 16
+        : kColumnLoads<Sem>;
+
+// (kLoads: kWarpGroupLoads<Sem> where a warp takes a whole group, other counts for bench/colvec_probe.)
+template <class T, class Sem, unsigned kLoads = kColumnLoads<Sem>>
 __global__ void __launch_bounds__(kThreads)
     reduceColumns(rl::gmem<const T> input, ColumnShape shape, rl::gmem<typename Sem::Acc> partials,
                   rl::gmem<unsigned> tickets, rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
   using Acc = typename Sem::Acc;
-  constexpr unsigned kLoads = kColumnLoads<Sem>;
   __shared__ Acc lane_storage[kThreads];
   rl::smem<Acc> lanes = lane_storage;
   __shared__ unsigned last_storage[1];

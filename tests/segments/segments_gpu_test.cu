@@ -235,13 +235,14 @@ TEST(SegmentsGpu, ExactHalfRowSumsSeeTheWholeGridNaNsInfinitiesAndSignedZeros) {
 
 // Float and double column minima and maxima (a 16-byte vector of columns a lane) and exact float
 // sums and means (two columns a lane) where the columns split into aligned vectors (banded, a warp
-// per group of vectors, a pitch), a column a lane where they do not (a pitch off the vector, a
+// per group of vectors: 9 and 40 rows, exact sums there with 16 loads in flight; a pitch), a column a lane where they do not (a pitch off the vector, a
 // count off it), and argmin and argmax: special values in one column of a vector and not the
 // others, ties, a float column whose pair is lost and redone, every grid, against the CPU backend.
 // The SIMT twin is SegmentsSimt.FloatColumnsInVectorsSeeNaNsInfinitiesSignedZerosAndTies.
 template <class T>
 void expect_special_vector_columns_on_gpu() {
-  const std::vector<Matrix> ms{{300, 16, 0}, {4100, 64, 0}, {33, 12, 0}, {20, 1040, 1044}, {9, 1 << 20, 0}, {31, 20, 22}};
+  const std::vector<Matrix> ms{{300, 16, 0}, {4100, 64, 0}, {33, 12, 0}, {20, 1040, 1044}, {9, 1 << 20, 0},
+                               {40, 1 << 18, 0}, {31, 20, 22}};
   for (const Matrix m : ms)
     expect_gpu_columns_have_cpu_bits(special_float_columns<T>(m, 11 + m.cols), m, op::max{}, op::min{}, op::argmax{},
                                      op::argmin{}, op::sum{}, op::mean{});

@@ -386,13 +386,15 @@ TEST(SegmentsSimt, DenseHalfColumnExtremaSeeNaNsInfinitiesAndSignedZeros) {
 // Columns of 4- and 8-byte elements that split into aligned vectors take reduceColumns over vectors
 // (VecColumns: one accumulator a column; four floats or two doubles a lane, two floats for exact
 // sums and means): special values in one column of a vector and not the others, a float column
-// whose pair is lost and redone, in bands, in a warp per group (the last shape), with a pitch; a
+// whose pair is lost and redone, in bands, in a warp per group (9 and 40 rows of 4096; exact sums
+// there with 16 loads in flight, which 40 rows reach), with a pitch; a
 // pitch or a count off the vector, a misaligned input, argmin and argmax take the one-column
 // kernel; exact float sums of 16 dense columns, aligned, are read as one array (reduceNarrowColumns).
 // Every result against the CPU backend, and the kernel that took it.
 template <class T>
 void expect_special_vector_columns_match_cpu() {
-  const std::vector<Matrix> ms{{300, 16, 0}, {2100, 64, 0}, {33, 12, 0}, {20, 1040, 1044}, {9, 4096, 0}, {31, 20, 22}};
+  const std::vector<Matrix> ms{{300, 16, 0}, {2100, 64, 0}, {33, 12, 0}, {20, 1040, 1044}, {9, 4096, 0}, {40, 4096, 0},
+                               {31, 20, 22}};
   for (const Matrix m : ms) {
     const auto x = special_float_columns<T>(m, 11 + m.cols);
     const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
