@@ -4,8 +4,9 @@
 // thread in the last block's fold) and, where a warp takes a whole group, on bands instead; beside
 // reduce_axis, on device 0, cold (behind an L2 flush), median of R, every variant's results
 // compared bit for bit with reduce_axis's.
-//   colvec_probe [repeats=10] [bands | loads]   (bands: the library's band count against fewer, for a few
-//   shapes; loads: exact float sums two floats a lane with 8, 12 and 16 loads in flight a thread)
+//   colvec_probe [repeats=10] [bands | loads | redo]   (bands: the library's band count against fewer, for a few
+//   shapes; loads: exact float sums two floats a lane with 8, 12 and 16 loads in flight a thread;
+//   redo: what the redo kernel on an empty list adds after a long read, at several grids)
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -169,6 +170,40 @@ void shapes(const L2Flush& flush, int repeats, int sms, const char* name) {
   probe<T, Op>(flush, repeats, sms, std::uint64_t(1) << 24, 16, name);
 }
 
+// What the redo kernel on an empty list adds after a kernel that reads 2^28 floats (the bench's read
+// kernel), launched as the library launches it (programmatic dependent launch), at several grids.
+void redo_cost(const L2Flush& flush, int repeats, int sms) {
+  const std::uint64_t n = std::uint64_t(1) << 28;
+  float* x = nullptr;
+  float* out = nullptr;
+  unsigned long long* redo = nullptr;
+  CK(cudaMalloc(&x, n * sizeof(float)));
+  CK(cudaMalloc(&out, 1 << 20));
+  CK(cudaMalloc(&redo, 1 << 20));
+  CK(cudaMemset(x, 0, n * sizeof(float)));
+  CK(cudaMemset(redo, 0, 1 << 20));
+  Pieces p;
+  p.count = 256, p.step = 1, p.length = n / 256, p.stride = 256, p.elements = n;
+  const auto read = [&] { read_units<4><<<sms * 8, 256>>>(reinterpret_cast<const int4*>(x), n / 4, reinterpret_cast<int*>(out)); };
+  std::printf("read of 2^28 floats, then reduceRedoPieces on an empty list (programmatic dependent launch)\n");
+  for (int pass = 0; pass < 2; ++pass) {
+    std::printf("  read alone %8.1f us\n", cold_us(flush, read, repeats));
+    for (unsigned grid : {1u, 8u, 33u, 132u, 264u}) {
+      const float us = cold_us(flush, [&] {
+        read();
+        CK(launch_kernel(reduceRedoPieces<float, float, false>, grid, nullptr, static_cast<const float*>(x), p,
+                         static_cast<const std::int64_t*>(nullptr), static_cast<const std::int64_t*>(nullptr), redo,
+                         out));
+      }, repeats);
+      std::printf("  then redo, grid %3u %8.1f us\n", grid, us);
+    }
+    std::fflush(stdout);
+  }
+  CK(cudaFree(x));
+  CK(cudaFree(out));
+  CK(cudaFree(redo));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -180,6 +215,10 @@ int main(int argc, char** argv) {
   std::printf("device %s; columns a lane against vectors of columns a lane, cold, median of %d\n", prop.name, repeats);
   L2Flush flush(prop);
   const int sms = prop.multiProcessorCount;
+  if (argc > 2 && std::strcmp(argv[2], "redo") == 0) {
+    redo_cost(flush, repeats, sms);
+    return 0;
+  }
   if (loads) {  // exact float sums along the columns that take two floats a lane
     probe<float, op::sum>(flush, repeats, sms, std::uint64_t(1) << 20, 256, "float sum");
     probe<float, op::sum>(flush, repeats, sms, std::uint64_t(1) << 14, std::uint64_t(1) << 14, "float sum");
