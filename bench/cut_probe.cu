@@ -302,6 +302,13 @@ void probe(const L2Flush& flush, std::uint64_t cols, int repeats, int sms, bool 
               static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), sum_us, bytes / (sum_us * 1e3),
               max_us, read_us, bytes / (read_us * 1e3));
   const Setup s{flush, repeats, rows, cols, x, out, missed, want, sms};
+  const auto release = [&] {
+    CK(cudaFree(x));
+    CK(cudaFree(lib));
+    CK(cudaFree(mx));
+    CK(cudaFree(out));
+    CK(cudaFree(missed));
+  };
   // The library's kernel alone, as reduce_axis launches it (no redo launch after it), at the
   // row shape it takes or at another (kLanes lanes of kPer vectors: a row of up to 2 kLanes kPer).
   Pieces p;
@@ -340,11 +347,7 @@ void probe(const L2Flush& flush, std::uint64_t cols, int repeats, int sms, bool 
         library_kernel.template operator()<reduceCutRows<double, Sem, 1, 8>>(1, 8);
       }
     }
-    CK(cudaFree(x));
-    CK(cudaFree(lib));
-    CK(cudaFree(mx));
-    CK(cudaFree(out));
-    CK(cudaFree(missed));
+    release();
     return;
   }
   // The cut as it was, then with whole-vector loads and lanes known at compile time.
@@ -398,11 +401,7 @@ void probe(const L2Flush& flush, std::uint64_t cols, int repeats, int sms, bool 
   variant<1, 2, 4, true, kRow, 2>(s);
   variant<2, 1, 4, false, kRow, 3>(s);
   variant<2, 1, 4, true, kRow, 3>(s);
-  CK(cudaFree(x));
-  CK(cudaFree(lib));
-  CK(cudaFree(mx));
-  CK(cudaFree(out));
-  CK(cudaFree(missed));
+  release();
 }
 
 }  // namespace

@@ -647,8 +647,8 @@ inline constexpr std::uint64_t kColumnJobsPerBlock = exact_pair_acc_v<Acc> ? 1 :
 // jobs one block takes times a band's rows. Of the band counts from half to twice that first one,
 // the one with the least of that product is taken, the first one unless another is strictly less:
 // 256 groups of half words on 396 blocks took 4 bands (three jobs for some blocks, two for
-// others: 3/4 of the rows) and take 3 (two jobs at most: 2/3). The bands are capped at the jobs whose
-// partials (Acc) the workspace holds.
+// others: 3/4 of the rows) and take 3 (two jobs at most: 2/3). The bands are capped at the jobs
+// whose partials (Acc) the workspace holds.
 template <class Acc>
 inline ColumnShape column_shape(const Pieces& p, std::uint64_t blocks, std::uint64_t warps) {
   constexpr std::uint64_t most_jobs = kColumnJobsOf<Acc>;
@@ -1331,7 +1331,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   }
   if (threadIdx.x == 0) ticket[0] = 0u;
   __syncthreads();
-  here.run(input, 1, kCols, rows, output);  // the columns whose pair lost part of its sum
+  here.run(input, kCols, rows, output);  // the columns whose pair lost part of its sum
 }
 
 // ---- Exact sums and means of dense half columns, read as one array, added as integers ----------

@@ -174,27 +174,23 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       const ColumnShape shape = column_shape<typename S::Acc>(p, held, held * kWarps);
       if (vectors && !vec_columns_pay<S>(shape, lanes_group)) return {};
       if (taken) *taken = true;
+      const auto launch = [&]<auto kKernel>(const ColumnShape& s, std::uint64_t blocks) -> Status {
+        kKernel<<<pieces_grid(options, blocks, column_blocks(s)), kThreads, 0, stream>>>(
+            reinterpret_cast<const E*>(input), s, static_cast<typename S::Acc*>(ws.pieces), ws.piece_tickets,
+            reinterpret_cast<typename S::Out*>(output), redo);
+        const cudaError_t e = cudaGetLastError();
+        return e == cudaSuccess ? Status{} : cuda_status(e, what);
+      };
       if constexpr (kWarpGroupLoads<S> != kColumnLoads<S>) {
         if (shape.warp_per_group) {  // a warp a whole group: more loads in flight, fewer blocks
-          constexpr auto kernel = reduceColumns<E, S, kWarpGroupLoads<S>>;
+          constexpr auto kDeep = reduceColumns<E, S, kWarpGroupLoads<S>>;
           std::uint64_t deep_held = 0;
-          if (Status s = blocks_held<kernel>(device, sms, &deep_held); !s) return s;
+          if (Status s = blocks_held<kDeep>(device, sms, &deep_held); !s) return s;
           const ColumnShape deep = column_shape<typename S::Acc>(p, deep_held, deep_held * kWarps);
-          if (deep.warp_per_group) {
-            kernel<<<pieces_grid(options, deep_held, column_blocks(deep)), kThreads, 0, stream>>>(
-                reinterpret_cast<const E*>(input), deep, static_cast<typename S::Acc*>(ws.pieces), ws.piece_tickets,
-                reinterpret_cast<typename S::Out*>(output), redo);
-            const cudaError_t e = cudaGetLastError();
-            return e == cudaSuccess ? Status{} : cuda_status(e, what);
-          }
+          if (deep.warp_per_group) return launch.template operator()<kDeep>(deep, deep_held);
         }
       }
-      const unsigned grid = pieces_grid(options, held, column_blocks(shape));
-      reduceColumns<E, S><<<grid, kThreads, 0, stream>>>(reinterpret_cast<const E*>(input), shape,
-                                                         static_cast<typename S::Acc*>(ws.pieces), ws.piece_tickets,
-                                                         reinterpret_cast<typename S::Out*>(output), redo);
-      const cudaError_t e = cudaGetLastError();
-      return e == cudaSuccess ? Status{} : cuda_status(e, what);
+      return launch.template operator()<reduceColumns<E, S>>(shape, held);
     };
     bool paired = false;  // half/bf16 min, max, sums and means: two columns to a word
     if constexpr (pair_columns_v<T, Op>) {

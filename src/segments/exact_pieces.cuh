@@ -457,8 +457,8 @@ __global__ void __launch_bounds__(kThreads)
 inline std::atomic<std::uint64_t> simt_redone_in_blocks{0};
 #endif
 
-// A block's list of its lost pieces (of exact semantics Sem), in shared memory: list() from any
-// thread; run() from every thread, after a barrier that follows the last list().
+// A block's list of its lost columns (of exact semantics Sem), in shared memory: list() from any
+// thread; run() from every thread, once, after a barrier that follows the last list().
 template <class Sem>
 struct BlockRedo {
   rl::smem<unsigned long long> digits;  // ExactTraits<Sem::Value>::kDigits
@@ -468,23 +468,17 @@ struct BlockRedo {
     if (threadIdx.x == 0) misc[1] = 0u;
   }
   __device__ __forceinline__ void list(std::uint64_t p) { listed[atomicAdd(&misc[1], 1u)] = p; }
-  // Sums the listed pieces again: piece p is x[p * step], x[p * step + stride], ... (`length` elements).
-  __device__ inline void run(rl::gmem<const typename Sem::Value> x, std::uint64_t step, std::uint64_t stride,
-                             std::uint64_t length, rl::gmem<typename Sem::Out> output) {
+  // Sums the listed columns again once: column c is x[c], x[c + stride], ... (`length` elements).
+  __device__ inline void run(rl::gmem<const typename Sem::Value> x, std::uint64_t stride, std::uint64_t length,
+                             rl::gmem<typename Sem::Out> output) {
     const unsigned n = misc[1];
-    if (n == 0) return;
     for (unsigned i = 0; i < n; ++i) {
-      const std::uint64_t p = listed[i];
-      redo_piece<typename Sem::Value, typename Sem::Out, Sem::kMean>(x + p * step, stride, length, digits, misc,
-                                                                     output + p);
+      const std::uint64_t c = listed[i];
+      redo_piece<typename Sem::Value, typename Sem::Out, Sem::kMean>(x + c, stride, length, digits, misc, output + c);
     }
-    // redo_piece ends with a barrier: every thread has read n and the list.
-    if (threadIdx.x == 0) {
-      misc[1] = 0u;
 #if RL_SIMT
-      simt_redone_in_blocks += n;
+    if (threadIdx.x == 0) simt_redone_in_blocks += n;
 #endif
-    }
   }
 };
 

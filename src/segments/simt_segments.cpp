@@ -157,17 +157,14 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       DeviceBytes tickets = device_copy(nullptr, 0, kColumnJobs * sizeof(unsigned));
       cfg.grid = grid_for(column_blocks(shape));
       cfg.name = name;
-      if constexpr (kWarpGroupLoads<S> != kColumnLoads<S>) {
-        if (shape.warp_per_group) {  // as on the GPU: more loads in flight where a warp takes a whole group
-          rl::launch(reduceColumns<E, S, kWarpGroupLoads<S>>, cfg, reinterpret_cast<const E*>(in), shape,
-                     static_cast<typename S::Acc*>(partials.get()), static_cast<unsigned*>(tickets.get()),
-                     reinterpret_cast<typename S::Out*>(out), redo);
-          return true;
-        }
-      }
-      rl::launch(reduceColumns<E, S>, cfg, reinterpret_cast<const E*>(in), shape,
-                 static_cast<typename S::Acc*>(partials.get()), static_cast<unsigned*>(tickets.get()),
-                 reinterpret_cast<typename S::Out*>(out), redo);
+      const auto launch = [&](auto kernel) {
+        rl::launch(kernel, cfg, reinterpret_cast<const E*>(in), shape, static_cast<typename S::Acc*>(partials.get()),
+                   static_cast<unsigned*>(tickets.get()), reinterpret_cast<typename S::Out*>(out), redo);
+      };
+      // As on the GPU: more loads in flight where a warp takes a whole group (the same kernel where
+      // kWarpGroupLoads is kColumnLoads).
+      if (shape.warp_per_group) launch(reduceColumns<E, S, kWarpGroupLoads<S>>);
+      else launch(reduceColumns<E, S>);
       return true;
     };
     bool paired = false;
