@@ -325,10 +325,53 @@ void block_rows(const L2Flush& flush, int repeats, int sms, const T* x, const Ma
   }
 }
 
+// RunningFold with each round of loads taken whole (fold_contiguous's take_round): the round's
+// keys meet in a tree (four levels for eight double vectors) and then the thread's key, where the
+// library's RunningFold takes them element by element, a chain through the thread's key.
+template <class T, class Sem>
+struct TreeFold {
+  RunningFold<T, Sem> run;
+  template <unsigned kIn>
+  __device__ __forceinline__ void take_round(const Vec<T>* v) {
+    constexpr unsigned kVec = Shape<T>::kVec, kN = kIn * kVec;
+    typename Sem::Inner k[kN];
+#pragma unroll
+    for (unsigned i = 0; i < kIn; ++i)
+#pragma unroll
+      for (unsigned j = 0; j < kVec; ++j) k[i * kVec + j] = Sem::lift(v[i].v[j], 0);
+#pragma unroll
+    for (unsigned w = 1; w < kN; w *= 2)
+#pragma unroll
+      for (unsigned i = 0; i + w < kN; i += 2 * w) k[i] = Sem::inner_combine(k[i], k[i + w]);
+    run.col.acc = Sem::absorb(run.col.acc, k[0]);
+  }
+  template <unsigned N, class IndexOf>
+  __device__ __forceinline__ void take(const T* v, IndexOf index_of) {
+    run.template take<N>(v, index_of);
+  }
+  __device__ __forceinline__ void take_one(T x, std::uint64_t index) { run.take_one(x, index); }
+};
+// A block a row of a max, kIn loads in flight a thread, the rounds' keys in a tree (TreeFold) or
+// in a chain (the library's RunningFold).
+template <class T, class Sem, unsigned kIn, bool kTree>
+__global__ void __launch_bounds__(kThreads) long_max(const T* x, std::uint64_t cols, T* out) {
+  __shared__ typename Sem::Acc slots[kWarps];
+  const T* row = x + std::uint64_t(blockIdx.x) * cols;
+  RunningFold<T, Sem> chain(contiguous_share<T>(cols, kThreads));
+  TreeFold<T, Sem> tree{chain};
+  if constexpr (kTree) fold_contiguous<T, kIn>(tree, row, cols, kThreads, threadIdx.x);
+  else fold_contiguous<T, kIn>(chain, row, cols, kThreads, threadIdx.x);
+  const typename Sem::Acc acc = block_fold<Sem>(kTree ? tree.run.result() : chain.result(), slots);
+  if (threadIdx.x == 0) out[blockIdx.x] = Sem::finish(acc, cols);
+}
+
 // Maxima of few long rows (fewer than the blocks the GPU holds): reduceLongPieces with four and
-// with eight loads in flight a thread (kDeep), on a grid of a block a row, bits compared.
+// with kDeepLoads in flight a thread (kDeep), on a grid of a block a row, bits compared; with
+// `chains`, also the probe's own block a row with the keys of a round in a chain and in a tree,
+// at eight and sixteen loads.
 template <class T>
-void deep_max(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols, const char* name) {
+void deep_max(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols, const char* name,
+              bool chains = false) {
   using Sem = piece_semantics_t<T, op::max>;
   const std::uint64_t n = rows * cols;
   std::vector<T> h(n);
@@ -359,8 +402,26 @@ void deep_max(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64
                 std::memcmp(got.data(), want.data(), rows * sizeof(T)) == 0 ? "" : " BITS DIFFER");
   };
   time(reduceLongPieces<T, Sem, false>, "four loads");
-  time(reduceLongPieces<T, Sem, true>, "eight loads");
+  time(reduceLongPieces<T, Sem, true>, kDeepLoads<T, Sem> == 8 ? "eight loads" : "sixteen loads");
   std::printf("\n");
+  if constexpr (!is_half_like<T>) {
+    if (chains) {
+      const auto own = [&](auto k, const char* what) {
+        CK(cudaMemset(out, 0xff, rows * sizeof(T)));
+        const float us = cold_us(flush, [&] { k<<<static_cast<unsigned>(rows), kThreads>>>(x, cols, out); }, repeats);
+        CK(cudaGetLastError());
+        CK(cudaMemcpy(got.data(), out, rows * sizeof(T), cudaMemcpyDeviceToHost));
+        std::printf("  %-24s %8.1f us %6.0f GB/s%s\n", what, us, bytes / (us * 1e3),
+                    std::memcmp(got.data(), want.data(), rows * sizeof(T)) == 0 ? "  bits equal" : "  BITS DIFFER");
+      };
+      for (int pass = 0; pass < 2; ++pass) {
+        own(long_max<T, Sem, 8, false>, "eight loads, a chain");
+        own(long_max<T, Sem, 8, true>, "eight loads, a tree");
+        own(long_max<T, Sem, 16, false>, "sixteen loads, a chain");
+        own(long_max<T, Sem, 16, true>, "sixteen loads, a tree");
+      }
+    }
+  }
   std::fflush(stdout);
   CK(cudaFree(x));
   CK(cudaFree(out));
@@ -505,6 +566,12 @@ int main(int argc, char** argv) {
     groups<reducelab::half>(flush, repeats, prop.multiProcessorCount, 16384, 16384, "half");
     groups<double>(flush, repeats, prop.multiProcessorCount, 32768, 8192, "double");
     groups<float>(flush, repeats, prop.multiProcessorCount, 65536, 4096, "float");
+    return 0;
+  }
+  if (argc > 2 && std::strcmp(argv[2], "chains") == 0) {
+    deep_max<double>(flush, repeats, 256, 1 << 20, "double", true);
+    deep_max<float>(flush, repeats, 256, 1 << 20, "float", true);
+    deep_max<int>(flush, repeats, 256, 1 << 20, "int32", true);
     return 0;
   }
   deep_max<double>(flush, repeats, 256, 1 << 20, "double");

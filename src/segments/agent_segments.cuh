@@ -2005,11 +2005,14 @@ __device__ __forceinline__ void pair_row(rl::gmem<const T> input, const Pieces& 
 
 // ---- Exact double sums of short rows, split on each row's grid ----------------------------------
 // Rows of up to kRowCutElements doubles (reduceCutRows): the lanes of a row hold all of it, find
-// its largest magnitude with shuffles, split every element on the grid it gives (double_split,
-// exact_sum.cuh) and sum the two parts in plain double, across the row's lanes too; the first
-// lane writes s1 + s2 rounded once. No TwoSum pair per element and none per shuffle. The rows the
-// split cannot sum (zeros only, an infinity or NaN, a lane's exponents too far apart, the ends of
-// the range) go through pairs (pair_row).
+// its largest magnitude (one redux where a warp holds the row, shuffles otherwise), split every
+// element on the grid it gives (double_split, exact_sum.cuh) and sum the two parts in plain
+// double, across the row's lanes too; the first lane writes s1 + s2 rounded once. No TwoSum pair
+// per element and none per shuffle. The rows the split cannot sum (zeros only, an infinity or
+// NaN, a lane's exponents too far apart, the ends of the range) go through pairs (pair_row).
+// The redux in place of five levels of shuffles and compares (bench/cut_probe library, H200, the
+// build before and after in two calls): rows of 256 doubles 513.2-513.4 -> 508.3-509.4 us, while
+// the 16-lane kernel, unchanged, took 512.9-513.3 and 513.4-513.9.
 inline constexpr std::uint64_t kRowCutElements = 256;
 template <class T, class Sem>
 inline constexpr bool cut_rows_v = std::is_same_v<T, double> && is_exact_pieces<Sem>::value;
@@ -2034,10 +2037,19 @@ __device__ __forceinline__ bool cut_row(const Vec<double>* v, unsigned group, bo
                                         rl::gmem<unsigned long long> redo) {
   std::uint32_t most = 0, least = 0;
   split_magnitude_range<kPer>(v, &most, &least);
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  constexpr bool kRedux = kLanes == 32;  // a whole warp's row: one redux (sm_80 on)
+#else
+  constexpr bool kRedux = false;
+#endif
+  if constexpr (kRedux) {
+    most = __reduce_max_sync(kFullMask, most);
+  } else {
 #pragma unroll
-  for (unsigned offset = kLanes / 2; offset > 0; offset >>= 1) {
-    const std::uint32_t m = __shfl_xor_sync(kFullMask, most, offset);
-    most = m > most ? m : most;
+    for (unsigned offset = kLanes / 2; offset > 0; offset >>= 1) {
+      const std::uint32_t m = __shfl_xor_sync(kFullMask, most, offset);
+      most = m > most ? m : most;
+    }
   }
   const DoubleSplit grid = double_split(most, length);  // the same in every lane of the row
   // Each lane checks its own elements' exponents against the grid; the row's lanes agree below.
@@ -2739,8 +2751,15 @@ struct LongList {
 // 529 with eight, so they keep four. Maxima of 256 x 2^20, the same kernel with four and with eight
 // (bench/longrow_probe, one call): double 496.1 -> 488.2 us, float 251.2 -> 246.5, int32 245.4 ->
 // 244.1, half 130.0 -> 126.7.
+// The minima and maxima of 4- and 8-byte elements keep sixteen loads in flight a thread there:
+// 256 x 2^20 maxima a block a row (bench/longrow_probe chains, H200, one call), eight loads
+// against sixteen: double 498.0 -> 493.8 us, float 251.7 -> 249.5, int32 250.1 -> 244.2. (The same
+// probe took each round's keys in a tree of four levels instead of the chain through the thread's
+// key: double 514.3 and 513.3 us, float 252.1 and 252.7, int32 250.8 and 248.5, slower each time.)
 template <class Sem>
 inline constexpr bool has_deep_rows_v = is_exact_pieces<Sem>::value || extremum_v<Sem>;
+template <class T, class Sem>
+inline constexpr unsigned kDeepLoads = extremum_v<Sem> && sizeof(T) >= 4 ? 16 : 8;
 template <class T, class Sem>
 inline bool deep_rows_fit(const Pieces& p, std::uint64_t blocks) {
   return has_deep_rows_v<Sem> && !p.offsets && p.stride == 1 && p.count < blocks;
@@ -2748,8 +2767,8 @@ inline bool deep_rows_fit(const Pieces& p, std::uint64_t blocks) {
 
 // Rows longer than a tile, and segments longer than a tile (pieces.skip_short; `longs` lists
 // them when it could hold them all): the block's threads take the piece's vectors in turn
-// (lane_fold_free; strided pieces element by element), four loads in flight each (eight for
-// kDeep: deep_rows_fit), and the block folds.
+// (lane_fold_free; strided pieces element by element), four loads in flight each (kDeepLoads
+// for kDeep: deep_rows_fit), and the block folds.
 template <class T, class Sem, bool kDeep = false>
 __global__ void __launch_bounds__(kThreads)
     reduceLongPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
@@ -2780,7 +2799,7 @@ __global__ void __launch_bounds__(kThreads)
     const rl::gmem<const T> x = input + first;
     Acc acc;
     if (pieces.stride == 1) {
-      acc = lane_fold_free<T, Sem, kDeep ? 8 : 4, false>(x, length, kThreads, threadIdx.x);
+      acc = lane_fold_free<T, Sem, kDeep ? kDeepLoads<T, Sem> : 4, false>(x, length, kThreads, threadIdx.x);
     } else {
       RunningFold<T, Sem> run(length / kThreads + 1);  // the most one thread takes
       const std::uint64_t stride = pieces.stride;
