@@ -2751,11 +2751,12 @@ struct LongList {
 // 529 with eight, so they keep four. Maxima of 256 x 2^20, the same kernel with four and with eight
 // (bench/longrow_probe, one call): double 496.1 -> 488.2 us, float 251.2 -> 246.5, int32 245.4 ->
 // 244.1, half 130.0 -> 126.7.
-// The minima and maxima of 4- and 8-byte elements keep sixteen loads in flight a thread there:
-// 256 x 2^20 maxima a block a row (bench/longrow_probe chains, H200, one call), eight loads
-// against sixteen: double 498.0 -> 493.8 us, float 251.7 -> 249.5, int32 250.1 -> 244.2. (The same
-// probe took each round's keys in a tree of four levels instead of the chain through the thread's
-// key: double 514.3 and 513.3 us, float 252.1 and 252.7, int32 250.8 and 248.5, slower each time.)
+// The minima and maxima of 4- and 8-byte elements take rounds of sixteen loads a thread there
+// (ptxas keeps fewer in flight: 31 to 34 registers, as with eight): 256 x 2^20 maxima a block a
+// row (bench/longrow_probe chains, H200, one call), rounds of eight against sixteen: double 498.0
+// -> 493.8 us, float 251.7 -> 249.5, int32 250.1 -> 244.2. (The same probe took each round's keys
+// in a tree of four levels instead of the chain through the thread's key: double 514.3 and 513.3
+// us at eight and sixteen, float 252.1 and 252.7, int32 250.8 and 248.5; no faster anywhere.)
 template <class Sem>
 inline constexpr bool has_deep_rows_v = is_exact_pieces<Sem>::value || extremum_v<Sem>;
 template <class T, class Sem>
@@ -2767,8 +2768,8 @@ inline bool deep_rows_fit(const Pieces& p, std::uint64_t blocks) {
 
 // Rows longer than a tile, and segments longer than a tile (pieces.skip_short; `longs` lists
 // them when it could hold them all): the block's threads take the piece's vectors in turn
-// (lane_fold_free; strided pieces element by element), four loads in flight each (kDeepLoads
-// for kDeep: deep_rows_fit), and the block folds.
+// (lane_fold_free; strided pieces element by element), four loads in flight each (rounds of
+// kDeepLoads for kDeep: deep_rows_fit), and the block folds.
 template <class T, class Sem, bool kDeep = false>
 __global__ void __launch_bounds__(kThreads)
     reduceLongPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,

@@ -235,9 +235,10 @@ TEST(SegmentsGpu, ExactHalfRowSumsSeeTheWholeGridNaNsInfinitiesAndSignedZeros) {
 
 // Float and double column minima and maxima (a 16-byte vector of columns a lane) and exact float
 // sums and means (two columns a lane) where the columns split into aligned vectors (banded, a warp
-// per group of vectors: 9 and 40 rows, exact sums there with 16 loads in flight; a pitch), a column a lane where they do not (a pitch off the vector, a
-// count off it), and argmin and argmax: special values in one column of a vector and not the
-// others, ties, a float column whose pair is lost and redone, every grid, against the CPU backend.
+// per group of vectors: 9 and 40 rows, exact sums there with 16 loads in flight; a pitch), a
+// column a lane where they do not (a pitch off the vector, a count off it), and argmin and argmax:
+// special values in one column of a vector and not the others, ties, a float column whose pair is
+// lost and redone, every grid, against the CPU backend.
 // The SIMT twin is SegmentsSimt.FloatColumnsInVectorsSeeNaNsInfinitiesSignedZerosAndTies.
 template <class T>
 void expect_special_vector_columns_on_gpu() {

@@ -387,9 +387,9 @@ TEST(SegmentsSimt, DenseHalfColumnExtremaSeeNaNsInfinitiesAndSignedZeros) {
 // (VecColumns: one accumulator a column; four floats or two doubles a lane, two floats for exact
 // sums and means): special values in one column of a vector and not the others, a float column
 // whose pair is lost and redone, in bands, in a warp per group (9 and 40 rows of 4096; exact sums
-// there with 16 loads in flight, which 40 rows reach), with a pitch; a
-// pitch or a count off the vector, a misaligned input, argmin and argmax take the one-column
-// kernel; exact float sums of 16 dense columns, aligned, are read as one array (reduceNarrowColumns).
+// there with 16 loads in flight, which 40 rows reach), with a pitch; a pitch or a count off the
+// vector, a misaligned input, argmin and argmax take the one-column kernel; exact float sums of 16
+// dense columns, aligned, are read as one array (reduceNarrowColumns).
 // Every result against the CPU backend, and the kernel that took it.
 template <class T>
 void expect_special_vector_columns_match_cpu() {
