@@ -26,8 +26,9 @@
 //                      lanes hold all of it and split it on one grid (double_split, exact_sum.cuh).
 //   reducePackedRows   dense rows of 2, 4 or 8 elements (whole rows in each 16-byte vector): a
 //                      thread per vector, no shuffle; rows of two or four whole vectors (eight for
-//                      order-free operations): a thread per row. Exact float, half and bfloat16
-//                      sums, and the order-free operations that are not exact sums.
+//                      order-free operations): a thread per row (a kernel for each row shape).
+//                      Exact float, half and bfloat16 sums, and the order-free operations that are
+//                      not exact sums.
 //   reduceFreeRows     min, max, argmin, argmax and integer sums and products of dense rows of 4
 //                      to 64 whole vectors (4 to 32, and 128, for 8-byte elements; 4- and 8-byte
 //                      elements; the min, max, exact sum and mean of halves): two or four vectors
@@ -79,6 +80,7 @@
 // (reducePackedRows); exact sums of long rows stay 4 to 7 % behind CUB's plain sums: a warp a row
 // (reduceWarpRows) reads slower than a block a row, and a block a row pays each row's fold of
 // exact pairs (docs/performance.md).
+#include <algorithm>
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
@@ -1965,9 +1967,9 @@ __device__ __forceinline__ Vec<T> load_whole(rl::gmem<const T> input, const Piec
 // One row r of an exact float, half, bfloat16 or double sum by its `lanes` lanes (sub: this
 // lane's place among them), four vectors in flight each, folded in pairs (RunningFold) and with
 // the row's shuffles; its first lane writes the result. Rows past the last take part in the
-// shuffles and write nothing. What reduceRowGroups and reduceCutRows use for the rows that their
-// plain sums cannot vouch for (and reduceRowGroups for rows longer than the window): one row's
-// registers at a time, in a loop that is not unrolled, keep this path from sizing the kernels.
+// shuffles and write nothing. What reduceRowGroups uses for the rows that its plain sums cannot
+// vouch for (and for rows longer than the window): one row's registers at a time, in a loop that
+// is not unrolled, keep this path from sizing the kernel.
 template <class T, class Sem>
 __device__ __forceinline__ void pair_row(rl::gmem<const T> input, const Pieces& pieces, unsigned lanes, unsigned sub,
                                          unsigned load, std::uint64_t r, rl::gmem<typename Sem::Out> output,
@@ -2009,10 +2011,13 @@ __device__ __forceinline__ void pair_row(rl::gmem<const T> input, const Pieces& 
 // element on the grid it gives (double_split, exact_sum.cuh) and sum the two parts in plain
 // double, across the row's lanes too; the first lane writes s1 + s2 rounded once. No TwoSum pair
 // per element and none per shuffle. The rows the split cannot sum (zeros only, an infinity or
-// NaN, a lane's exponents too far apart, the ends of the range) go through pairs (pair_row).
+// NaN, a lane's exponents too far apart, the ends of the range) go through pairs (cut_row_pairs).
 // The redux in place of five levels of shuffles and compares (bench/cut_probe library, H200, the
 // build before and after in two calls): rows of 256 doubles 513.2-513.4 -> 508.3-509.4 us, while
-// the 16-lane kernel, unchanged, took 512.9-513.3 and 513.4-513.9.
+// the 16-lane kernel, unchanged, took 512.9-513.3 and 513.4-513.9. The pairs' path out of line and
+// lean, the kernels held to five or six blocks an SM (kCutRowBlocks) and launched on a grid of
+// every step (device_segments.cuh): 2^20 rows of 256 doubles 509.6 -> 486.9 us, 2^22 of 64 532.1
+// -> 505.4, 2^26 of 4 (a lane a row) 638.8 -> 606.3 (bench/pack_probe lib, H200, three calls).
 inline constexpr std::uint64_t kRowCutElements = 256;
 template <class T, class Sem>
 inline constexpr bool cut_rows_v = std::is_same_v<T, double> && is_exact_pieces<Sem>::value;
@@ -2071,6 +2076,28 @@ __device__ __forceinline__ bool cut_row(const Vec<double>* v, unsigned group, bo
   return mine && !exact;
 }
 
+// Row r of reduceCutRows with exact pairs: the rows the cut leaves. Each of the row's lanes folds
+// its elements one at a time (element e to lane e / 2 % lanes, as the cut reads them), then a
+// shuffle tree over the row's lanes; the row's first lane writes. Every lane of the warp calls it
+// (`live`: this lane's row exists). Out of line and lean, so that this rare path does not size the
+// kernel: pair_row (four vectors in flight a lane, a RunningFold) inlined there held the kernels
+// at 58 to 64 registers (four blocks an SM); with this, 46 to 51, and 40 to 48 at kCutRowBlocks.
+template <class Sem>
+__device__ __noinline__ void cut_row_pairs(rl::gmem<const double> x, std::uint64_t length, unsigned lanes, unsigned sub,
+                                           bool live, std::uint64_t r, rl::gmem<typename Sem::Out> output,
+                                           rl::gmem<unsigned long long> redo) {
+  typename Sem::Acc acc = Sem::identity();
+  if (live) {
+#pragma unroll 1
+    for (std::uint64_t e = 2 * std::uint64_t(sub); e < length; e += 2 * std::uint64_t(lanes)) {
+      acc = Sem::combine(acc, Sem::lift(x[e], e));
+      if (e + 1 < length) acc = Sem::combine(acc, Sem::lift(x[e + 1], e + 1));
+    }
+  }
+  for (unsigned offset = lanes / 2; offset > 0; offset >>= 1) acc = Sem::combine(acc, shuffle_down(acc, offset));
+  if (sub == 0 && live) store_piece<Sem>(output, r, acc, length, redo);
+}
+
 // The rows of reduceCutRows, kLanes lanes a row with kPer vectors each: each step of a warp loads
 // kRows rows' vectors (four loads a lane, or one row's kPer), cuts them, and sums the rows left
 // with pairs. kWhole: rows of whole 16-byte vectors (load 16, an even length), read with vector
@@ -2081,7 +2108,7 @@ __device__ __forceinline__ bool cut_row(const Vec<double>* v, unsigned group, bo
 // them known at compile time (five levels of three shuffles, unrolled; the probe's bare kernel
 // without the pairs' fallback: 505).
 template <class Sem, unsigned kLanes, unsigned kPer, bool kWhole>
-__device__ __forceinline__ void cut_row_steps(rl::gmem<const double> input, const Pieces& pieces, unsigned load,
+__device__ __forceinline__ void cut_row_steps(rl::gmem<const double> input, const Pieces& pieces,
                                               rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
   constexpr unsigned kRows = kPer < 4 ? 4 / kPer : 1;
   constexpr unsigned kLoads = kRows * kPer;
@@ -2113,8 +2140,12 @@ __device__ __forceinline__ void cut_row_steps(rl::gmem<const double> input, cons
       todo |= (__ballot_sync(kFullMask, left) != 0u ? 1u : 0u) << i;
     }
 #pragma unroll 1
-    for (unsigned i = 0; i < kRows; ++i)
-      if ((todo >> i) & 1u) pair_row<double, Sem>(input, pieces, kLanes, sub, load, first + i * kRowsPerWarp, output, redo);
+    for (unsigned i = 0; i < kRows; ++i) {
+      if (!((todo >> i) & 1u)) continue;
+      const std::uint64_t r = first + i * kRowsPerWarp;
+      const bool live = r < pieces.count;
+      cut_row_pairs<Sem>(input + (live ? r : 0) * pieces.step, length, kLanes, sub, live, r, output, redo);
+    }
   }
 }
 
@@ -2122,19 +2153,24 @@ __device__ __forceinline__ void cut_row_steps(rl::gmem<const double> input, cons
 template <class Sem, unsigned kLanes, unsigned kPer>
 __device__ __forceinline__ void cut_row_steps(rl::gmem<const double> input, const Pieces& pieces, unsigned load,
                                               rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo) {
-  if (load == 16 && pieces.length % 2 == 0) cut_row_steps<Sem, kLanes, kPer, true>(input, pieces, load, output, redo);
-  else cut_row_steps<Sem, kLanes, kPer, false>(input, pieces, load, output, redo);
+  if (load == 16 && pieces.length % 2 == 0) cut_row_steps<Sem, kLanes, kPer, true>(input, pieces, output, redo);
+  else cut_row_steps<Sem, kLanes, kPer, false>(input, pieces, output, redo);
 }
 
-// Blocks of reduceCutRows an SM must hold: 64 registers a thread.
-inline constexpr int kCutRowBlocks = 4;
+// Blocks of reduceCutRows an SM must hold. Sums: six for rows of four vectors a lane (40
+// registers, no spills), five for one or two (48; held to six, they spilled 16 and 48 bytes).
+// Means, whose result takes more registers, and the eight vectors a lane that only
+// bench/cut_probe launches: four (held to six or five, means spilled up to 100 bytes, eight
+// vectors 56 and 112).
+template <class Sem, unsigned kPer>
+inline constexpr int kCutRowBlocks = Sem::kMean || kPer > 4 ? 4 : kPer == 4 ? 6 : 5;
 
 // Launch with kThreads threads and any grid: rows of kLanes lanes (cut_row_lanes) with kPer vectors
 // each (cut_row_per), `load`: row_load_bytes. A kernel for each row shape: in one kernel that
 // switched on the lanes at run time, ptxas sized every shape's registers together and spilled
 // 48 bytes at the cap of 64 (each shape alone: 58 to 62 registers, no spill).
 template <class T, class Sem, unsigned kLanes, unsigned kPer>
-__global__ void __launch_bounds__(kThreads, kCutRowBlocks)
+__global__ void __launch_bounds__(kThreads, kCutRowBlocks<Sem, kPer>)
     reduceCutRows(rl::gmem<const T> input, Pieces pieces, unsigned load, rl::gmem<typename Sem::Out> output,
                   rl::gmem<unsigned long long> redo) {
   static_assert(cut_rows_v<T, Sem>, "exact double sums and means");
@@ -2531,8 +2567,12 @@ __device__ __forceinline__ void packed_whole_rows(rl::gmem<const T> input, std::
   }
 }
 
-// Launch with kThreads threads and any grid; packed_rows_fit must hold.
-template <class T, class Sem>
+// Launch with kThreads threads and any grid; packed_rows_fit must hold. A kernel for each row
+// shape (kV: rows of kV whole vectors, or kPackedInVector for rows inside one vector): in one
+// kernel for every shape, ptxas sized every shape's registers together (exact float sums 70
+// registers, three blocks an SM; rows of four whole vectors alone take 37 in bench/pack_probe).
+inline constexpr unsigned kPackedInVector = 1;
+template <class T, class Sem, unsigned kV>
 __global__ void __launch_bounds__(kThreads)
     reducePackedRows(rl::gmem<const T> input, Pieces pieces, rl::gmem<typename Sem::Out> output,
                      rl::gmem<unsigned long long> redo) {
@@ -2542,43 +2582,60 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint64_t vectors = pieces.count * length / kVec;
   const std::uint64_t threads = std::uint64_t(gridDim.x) * kThreads;
   const std::uint64_t first = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x;
-  if (length > kVec) {  // rows of two, four (or, order-free, eight) whole vectors
-    if (length == 2 * kVec) packed_whole_rows<T, Sem, 2>(input, pieces.count, first, threads, output, redo);
-    else if (length == 4 * kVec) packed_whole_rows<T, Sem, 4>(input, pieces.count, first, threads, output, redo);
-    else if constexpr (packed_order_free_v<T, Sem>) packed_whole_rows<T, Sem, 8>(input, pieces.count, first, threads, output, redo);
-    return;
-  }
-  for (std::uint64_t k = first; k < vectors; k += kIn * threads) {
-    Held<T> v[kIn];
+  if constexpr (kV != kPackedInVector) {  // rows of two, four (or, order-free, eight) whole vectors
+    packed_whole_rows<T, Sem, kV>(input, pieces.count, first, threads, output, redo);
+  } else {
+    for (std::uint64_t k = first; k < vectors; k += kIn * threads) {
+      Held<T> v[kIn];
 #pragma unroll
-    for (unsigned q = 0; q < kIn; ++q) load_held(input, k + q * threads, k + q * threads < vectors, v[q]);
+      for (unsigned q = 0; q < kIn; ++q) load_held(input, k + q * threads, k + q * threads < vectors, v[q]);
 #pragma unroll
-    for (unsigned q = 0; q < kIn; ++q) {
-      if (k + q * threads >= vectors) break;
-      const Vec<T> x = as_vec<T>(v[q]);
-      if (length == 2) packed_vector_rows<T, Sem, 2>(x, k + q * threads, input, output, redo);
-      else if (length == 4) packed_vector_rows<T, Sem, 4>(x, k + q * threads, input, output, redo);
-      else if constexpr (kVec >= 8) packed_vector_rows<T, Sem, 8>(x, k + q * threads, input, output, redo);
-    }
-  }
-  // The rows after the last whole vector (fewer than kVec / length), a thread each.
-  for (std::uint64_t r = vectors * kVec / length + first; r < pieces.count; r += threads) {
-    if constexpr (window_sums_v<T, Sem>) {
-      WindowSum w = window_identity();
-#pragma unroll 1
-      for (unsigned j = 0; j < length; ++j) {
-        const T e = input[r * length + j];
-        window_add(w, e);
+      for (unsigned q = 0; q < kIn; ++q) {
+        if (k + q * threads >= vectors) break;
+        const Vec<T> x = as_vec<T>(v[q]);
+        if (length == 2) packed_vector_rows<T, Sem, 2>(x, k + q * threads, input, output, redo);
+        else if (length == 4) packed_vector_rows<T, Sem, 4>(x, k + q * threads, input, output, redo);
+        else if constexpr (kVec >= 8) packed_vector_rows<T, Sem, 8>(x, k + q * threads, input, output, redo);
       }
-      if (window_is_exact<T>(w, length)) output[r] = Sem::finish_exact(w.s, length);
-      else packed_row_pairs<T, Sem>(input, r, length, output, redo);
-    } else {
-      typename Sem::Inner in = Sem::inner_identity();
+    }
+    // The rows after the last whole vector (fewer than kVec / length), a thread each.
+    for (std::uint64_t r = vectors * kVec / length + first; r < pieces.count; r += threads) {
+      if constexpr (window_sums_v<T, Sem>) {
+        WindowSum w = window_identity();
 #pragma unroll 1
-      for (unsigned j = 0; j < length; ++j) in = Sem::inner_combine(in, Sem::lift(input[r * length + j], j));
-      store_piece<Sem>(output, r, Sem::absorb(Sem::identity(), in), length, redo);
+        for (unsigned j = 0; j < length; ++j) {
+          const T e = input[r * length + j];
+          window_add(w, e);
+        }
+        if (window_is_exact<T>(w, length)) output[r] = Sem::finish_exact(w.s, length);
+        else packed_row_pairs<T, Sem>(input, r, length, output, redo);
+      } else {
+        typename Sem::Inner in = Sem::inner_identity();
+#pragma unroll 1
+        for (unsigned j = 0; j < length; ++j) in = Sem::inner_combine(in, Sem::lift(input[r * length + j], j));
+        store_piece<Sem>(output, r, Sem::absorb(Sem::identity(), in), length, redo);
+      }
     }
   }
+}
+
+// Vectors a thread of reducePackedRows takes a step for rows of `length`: four, or a row of eight.
+template <class T>
+inline std::uint64_t packed_rows_step(std::uint64_t length) {
+  return std::max<std::uint64_t>(4, length / Shape<T>::kVec);
+}
+
+// Calls f.template operator()<reducePackedRows<T, Sem, kV>>() for rows of `length` (packed_rows_fit
+// holds; the GPU and the SIMT launchers share it).
+template <class T, class Sem, class F>
+inline decltype(auto) with_packed_rows_kernel(std::uint64_t length, F&& f) {
+  constexpr unsigned kVec = Shape<T>::kVec;
+  if constexpr (packed_order_free_v<T, Sem>) {
+    if (length == 8 * kVec) return f.template operator()<reducePackedRows<T, Sem, 8>>();
+  }
+  if (length == 2 * kVec) return f.template operator()<reducePackedRows<T, Sem, 2>>();
+  if (length == 4 * kVec) return f.template operator()<reducePackedRows<T, Sem, 4>>();
+  return f.template operator()<reducePackedRows<T, Sem, kPackedInVector>>();
 }
 
 // ---- Short rows of whole vectors, a few lanes each ---------------------------------------------

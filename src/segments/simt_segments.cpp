@@ -208,9 +208,10 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       if (plan.row_groups && !few_lanes && packed_rows_fit<T, Sem>(in, pieces)) {
         packed = true;
         const std::uint64_t vectors = pieces.count * pieces.length / Shape<T>::kVec;
-        cfg.grid = grid_for(std::max<std::uint64_t>(1, (vectors + std::uint64_t(kThreads) * 4 - 1) / (std::uint64_t(kThreads) * 4)));
+        const std::uint64_t per_block = std::uint64_t(kThreads) * packed_rows_step<T>(pieces.length);
+        cfg.grid = grid_for(std::max<std::uint64_t>(1, (vectors + per_block - 1) / per_block));
         cfg.name = "reducePackedRows";
-        rl::launch(reducePackedRows<T, Sem>, cfg, in, launched, out, redo);
+        with_packed_rows_kernel<T, Sem>(pieces.length, [&]<auto kKernel>() { rl::launch(kKernel, cfg, in, launched, out, redo); });
       }
     }
     if (plan.row_groups && !packed && !few_lanes) {
@@ -221,9 +222,11 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     }
     if constexpr (cut_rows_v<T, Sem>) {
       if (plan.cut_rows) {
-        cfg.grid = grid_for((pieces.count + std::uint64_t(kWarps) * (32 / plan.lanes) - 1) / (std::uint64_t(kWarps) * (32 / plan.lanes)));
+        const unsigned per = cut_row_per(plan.lanes, pieces.length);
+        const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * (per < 4 ? 4 / per : 1);
+        cfg.grid = grid_for((pieces.count + rows_per_block - 1) / rows_per_block);
         cfg.name = "reduceCutRows";
-        with_cut_rows_kernel<T, Sem>(plan.lanes, cut_row_per(plan.lanes, pieces.length), [&]<auto kKernel>() {
+        with_cut_rows_kernel<T, Sem>(plan.lanes, per, [&]<auto kKernel>() {
           rl::launch(kKernel, cfg, in, launched, row_load_bytes<T>(in, pieces), out, redo);
         });
       }
