@@ -13,11 +13,13 @@
 //                            against a lean kernel of the probe's, on both grids]
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "probe_timing.cuh"
@@ -29,12 +31,70 @@ namespace {
 using namespace reducelab;
 using namespace reducelab::detail;
 
-template <class T>
-const char* name_of() {
-  if constexpr (std::is_same_v<T, int>) return "int32";
-  else if constexpr (std::is_same_v<T, float>) return "float";
-  else if constexpr (std::is_same_v<T, double>) return "double";
-  else return "half";
+// A matrix of `rows` x `cols` on the device (element i: value(i)), reduce_axis's result along its
+// rows (`want`; the call timed cold as `lib_us`), and an output and a redo list for the kernels
+// under test.
+template <class T, class Op>
+struct RowsCase {
+  using R = result_t<T, Op>;
+  std::uint64_t rows, cols;
+  T* x = nullptr;
+  R* out = nullptr;
+  unsigned long long* redo = nullptr;
+  std::vector<R> want;
+  float lib_us = 0;
+
+  template <class Value>
+  RowsCase(const L2Flush& flush, std::uint64_t rows_, std::uint64_t cols_, int repeats, Value value)
+      : rows(rows_), cols(cols_), want(rows_) {
+    const std::uint64_t n = rows * cols;
+    std::vector<T> h(n);
+    for (std::uint64_t i = 0; i < n; ++i) h[i] = value(i);
+    R* lib = nullptr;
+    CK(cudaMalloc(&x, n * sizeof(T)));
+    CK(cudaMalloc(&lib, rows * sizeof(R)));
+    CK(cudaMalloc(&out, rows * sizeof(R)));
+    CK(cudaMalloc(&redo, 1 << 20));
+    CK(cudaMemset(redo, 0, 1 << 20));
+    CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    lib_us = cold_us(flush, [&] { check(reduce_axis(x, matrix(), 1, Op{}, lib, nullptr, {})); }, repeats);
+    CK(cudaMemcpy(want.data(), lib, rows * sizeof(R), cudaMemcpyDeviceToHost));
+    CK(cudaFree(lib));
+  }
+  RowsCase(const RowsCase&) = delete;
+  RowsCase& operator=(const RowsCase&) = delete;
+  ~RowsCase() {
+    CK(cudaFree(x));
+    CK(cudaFree(out));
+    CK(cudaFree(redo));
+  }
+  Matrix matrix() const { return Matrix{rows, cols, 0}; }
+  // launch() timed cold into `out`, and " (BAD)" unless its results have reduce_axis's bits.
+  const char* time(const L2Flush& flush, int repeats, const std::function<void()>& launch, float* us) {
+    CK(cudaMemset(out, 0xff, rows * sizeof(R)));
+    *us = cold_us(flush, launch, repeats);
+    CK(cudaGetLastError());
+    std::vector<R> got(rows);
+    CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
+    return std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "" : " (BAD)";
+  }
+};
+
+// A kernel's two grids for `every` blocks of work: as many blocks as the GPU holds of it (at most
+// `every`), and `every`; with its registers and blocks an SM.
+struct Grids {
+  unsigned held = 0, every = 0;
+  int regs = 0, per_sm = 0;
+};
+template <class K>
+Grids grids_of(K kernel, std::uint64_t every) {
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, kernel));
+  int per_sm = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, 0));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  return Grids{static_cast<unsigned>(std::min<std::uint64_t>(every, std::uint64_t(per_sm) * sms)),
+               static_cast<unsigned>(every), attr.numRegs, per_sm};
 }
 
 // Vector `from` of the lane given (every lane of the warp calls it).
@@ -136,66 +196,33 @@ __global__ void __launch_bounds__(256)
 }
 
 template <class T, class Op, unsigned kV, bool kTraded>
-void variant(const L2Flush& flush, const T* x, std::uint64_t rows, int repeats, const std::vector<result_t<T, Op>>& want,
-             result_t<T, Op>* out, unsigned long long* redo) {
-  using Sem = piece_semantics_t<T, Op>;
-  using R = result_t<T, Op>;
-  auto k = rows_of<T, Sem, kV, kTraded>;
-  cudaFuncAttributes attr;
-  CK(cudaFuncGetAttributes(&attr, k));
-  int per_sm = 0, sms = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+void variant(const L2Flush& flush, RowsCase<T, Op>& c, int repeats) {
+  auto k = rows_of<T, piece_semantics_t<T, Op>, kV, kTraded>;
   constexpr std::uint64_t per_block = 8 * 32 * (4 / kV);
-  const std::uint64_t every = (rows + per_block - 1) / per_block;
-  const unsigned held = static_cast<unsigned>(std::min<std::uint64_t>(every, std::uint64_t(per_sm) * sms));
-  std::vector<R> got(rows);
-  for (const unsigned grid : {held, static_cast<unsigned>(every)}) {
-    CK(cudaMemset(out, 0xff, rows * sizeof(R)));
-    const float us = cold_us(flush, [&] { k<<<grid, 256>>>(x, rows, out, redo); }, repeats);
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
-    std::printf("  %s %s grid: %.1f%s", kTraded ? "traded" : "own-row", grid == held && grid != every ? "held" : "every", us,
-                std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "" : " (BAD)");
+  const Grids g = grids_of(k, (c.rows + per_block - 1) / per_block);
+  for (const unsigned grid : {g.held, g.every}) {
+    float us = 0;
+    const char* bad = c.time(flush, repeats, [&] { k<<<grid, 256>>>(c.x, c.rows, c.out, c.redo); }, &us);
+    std::printf("  %s %s grid: %.1f%s", kTraded ? "traded" : "own-row", grid == g.held && grid != g.every ? "held" : "every", us, bad);
   }
-  std::printf(" (regs %d, %d blocks an SM)", attr.numRegs, per_sm);
+  std::printf(" (regs %d, %d blocks an SM)", g.regs, g.per_sm);
 }
 
 template <class T, class Op, unsigned kV>
 void probe(const L2Flush& flush, std::uint64_t rows, int repeats) {
-  using R = result_t<T, Op>;
-  const std::uint64_t cols = kV * Shape<T>::kVec;
-  const Matrix m{rows, cols, 0};
-  const std::uint64_t n = rows * cols;
-  std::vector<T> h(n);
-  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
-  T* x = nullptr;
-  R *lib = nullptr, *out = nullptr;
-  unsigned long long* redo = nullptr;
-  CK(cudaMalloc(&x, n * sizeof(T)));
-  CK(cudaMalloc(&lib, rows * sizeof(R)));
-  CK(cudaMalloc(&out, rows * sizeof(R)));
-  CK(cudaMalloc(&redo, 1 << 20));
-  CK(cudaMemset(redo, 0, 1 << 20));
-  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  const float lib_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, Op{}, lib, nullptr, {})); }, repeats);
+  const std::uint64_t cols = kV * Shape<T>::kVec, n = rows * cols;
+  RowsCase<T, Op> c(flush, rows, cols, repeats, probe_value<T>);
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const float read_us = cold_us(flush, [&] {
-    read_units<4><<<sms * 8, 256>>>(reinterpret_cast<const int4*>(x), n * sizeof(T) / 16, reinterpret_cast<int*>(out));
+    read_units<4><<<sms * 8, 256>>>(reinterpret_cast<const int4*>(c.x), n * sizeof(T) / 16, reinterpret_cast<int*>(c.out));
   }, repeats);
-  std::vector<R> want(rows);
-  CK(cudaMemcpy(want.data(), lib, rows * sizeof(R), cudaMemcpyDeviceToHost));
-  std::printf("%-6s %-3s %9llu x %-3llu lib %.1f us, read %.1f;", name_of<T>(), std::is_same_v<Op, op::max> ? "max" : "sum",
-              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), lib_us, read_us);
-  variant<T, Op, kV, false>(flush, x, rows, repeats, want, out, redo);
-  variant<T, Op, kV, true>(flush, x, rows, repeats, want, out, redo);
+  std::printf("%-6s %-3s %9llu x %-3llu lib %.1f us, read %.1f;", probe_type_name<T>(), std::is_same_v<Op, op::max> ? "max" : "sum",
+              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), c.lib_us, read_us);
+  variant<T, Op, kV, false>(flush, c, repeats);
+  variant<T, Op, kV, true>(flush, c, repeats);
   std::printf("\n");
   std::fflush(stdout);
-  CK(cudaFree(x));
-  CK(cudaFree(lib));
-  CK(cudaFree(out));
-  CK(cudaFree(redo));
 }
 
 // The library's own row kernel for these rows (reducePackedRows, reduceRowGroups or reduceCutRows,
@@ -204,51 +231,28 @@ void probe(const L2Flush& flush, std::uint64_t rows, int repeats) {
 template <class T, class Op>
 void lib_grids(const L2Flush& flush, std::uint64_t rows, std::uint64_t cols, int repeats) {
   using Sem = piece_semantics_t<T, Op>;
-  using R = result_t<T, Op>;
-  const Matrix m{rows, cols, 0};
-  const std::uint64_t n = rows * cols;
-  std::vector<T> h(n);
-  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
-  T* x = nullptr;
-  R *lib = nullptr, *out = nullptr;
-  unsigned long long* redo = nullptr;
-  CK(cudaMalloc(&x, n * sizeof(T)));
-  CK(cudaMalloc(&lib, rows * sizeof(R)));
-  CK(cudaMalloc(&out, rows * sizeof(R)));
-  CK(cudaMalloc(&redo, 1 << 20));
-  CK(cudaMemset(redo, 0, 1 << 20));
-  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  const float lib_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, Op{}, lib, nullptr, {})); }, repeats);
-  std::vector<R> want(rows), got(rows);
-  CK(cudaMemcpy(want.data(), lib, rows * sizeof(R), cudaMemcpyDeviceToHost));
+  RowsCase<T, Op> c(flush, rows, cols, repeats, probe_value<T>);
   Pieces p;
-  check(matrix_pieces(x, m, 1, lib, &p));
+  check(matrix_pieces(c.x, c.matrix(), 1, c.out, &p));
   Pieces launched = p;
   const PiecePlan plan = plan_pieces<T, Sem>(&launched);
-  int device = 0, sms = 0;
-  check(current_sm_count(&device, &sms));
-  std::printf("%-6s %-3s %9llu x %-3llu lib %.1f us;", name_of<T>(), std::is_same_v<Op, op::max> ? "max" : "sum",
-              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), lib_us);
+  std::printf("%-6s %-3s %9llu x %-3llu lib %.1f us;", probe_type_name<T>(), std::is_same_v<Op, op::max> ? "max" : "sum",
+              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), c.lib_us);
   // kKernel launched with `per_block` rows (or vectors) a block a step, on both grids.
   const auto both = [&]<auto kKernel>(const char* name, std::uint64_t work, std::uint64_t per_block, auto&&... args) {
-    std::uint64_t held = 0;
-    check(blocks_held<kKernel>(device, sms, &held));
-    const std::uint64_t every = (work + per_block - 1) / per_block;
+    const Grids g = grids_of(kKernel, (work + per_block - 1) / per_block);
     std::printf(" %s", name);
-    for (const std::uint64_t grid : {std::min(held, every), every}) {
-      CK(cudaMemset(out, 0xff, rows * sizeof(R)));
-      const float us = cold_us(flush, [&] { kKernel<<<static_cast<unsigned>(grid), kThreads>>>(x, launched, args..., out, redo); }, repeats);
-      CK(cudaGetLastError());
-      CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
-      std::printf(" %s %llu blocks: %.1f%s", grid == every ? "every" : "held", static_cast<unsigned long long>(grid), us,
-                  std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "" : " (BAD)");
+    for (const unsigned grid : {g.held, g.every}) {
+      float us = 0;
+      const char* bad = c.time(flush, repeats, [&] { kKernel<<<grid, kThreads>>>(c.x, launched, args..., c.out, c.redo); }, &us);
+      std::printf(" %s %u blocks: %.1f%s", grid == g.every ? "every" : "held", grid, us, bad);
     }
   };
   bool free = false;
-  if constexpr (free_rows_v<T, Sem>) free = plan.row_groups && free_rows_shape<T, Sem>(x, p).lanes != 0;
+  if constexpr (free_rows_v<T, Sem>) free = plan.row_groups && free_rows_shape<T, Sem>(c.x, p).lanes != 0;
   bool packed = false;
   if constexpr (packed_rows_v<T, Sem>) {
-    if (plan.row_groups && !free && packed_rows_fit<T, Sem>(x, p)) {
+    if (plan.row_groups && !free && packed_rows_fit<T, Sem>(c.x, p)) {
       packed = true;
       const std::uint64_t vectors = p.count * p.length / Shape<T>::kVec;
       with_packed_rows_kernel<T, Sem>(p.length, [&]<auto kKernel>() {
@@ -258,24 +262,20 @@ void lib_grids(const L2Flush& flush, std::uint64_t rows, std::uint64_t cols, int
   }
   if (plan.row_groups && !free && !packed)
     both.template operator()<reduceRowGroups<T, Sem>>("reduceRowGroups", p.count, std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll,
-                                                      plan.lanes, row_load_bytes<T>(x, p));
+                                                      plan.lanes, row_load_bytes<T>(c.x, p));
   if constexpr (cut_rows_v<T, Sem>) {
     if (plan.cut_rows) {
       const unsigned per = cut_row_per(plan.lanes, p.length);
       with_cut_rows_kernel<T, Sem>(plan.lanes, per, [&]<auto kKernel>() {
         both.template operator()<kKernel>("reduceCutRows", p.count,
                                           std::uint64_t(kWarps) * (32 / plan.lanes) * (per < 4 ? 4 / per : 1),
-                                          row_load_bytes<T>(x, p));
+                                          row_load_bytes<T>(c.x, p));
       });
     }
   }
   if (free) std::printf(" (reduceFreeRows)");
   std::printf("\n");
   std::fflush(stdout);
-  CK(cudaFree(x));
-  CK(cudaFree(lib));
-  CK(cudaFree(out));
-  CK(cudaFree(redo));
 }
 
 template <class T, class Op>
@@ -332,60 +332,27 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-void cut_variant(const L2Flush& flush, const double* x, std::uint64_t rows, int repeats, const std::vector<double>& want,
-                 double* out, unsigned long long* redo) {
-  using Sem = piece_semantics_t<double, op::sum>;
-  auto k = cut_rows32<Sem>;
-  cudaFuncAttributes attr;
-  CK(cudaFuncGetAttributes(&attr, k));
-  int per_sm = 0, sms = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0));
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const std::uint64_t every = (rows + 7) / 8;
-  const unsigned held = static_cast<unsigned>(std::min<std::uint64_t>(every, std::uint64_t(per_sm) * sms));
-  std::vector<double> got(rows);
-  std::printf(" probe's kernel (regs %d, %d blocks an SM):", attr.numRegs, per_sm);
-  for (const unsigned grid : {held, static_cast<unsigned>(every)}) {
-    CK(cudaMemset(out, 0xff, rows * sizeof(double)));
-    const float us = cold_us(flush, [&] { k<<<grid, 256>>>(x, rows, out, redo); }, repeats);
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(got.data(), out, rows * sizeof(double), cudaMemcpyDeviceToHost));
-    std::printf(" %s %.1f%s", grid == every ? "every" : "held", us,
-                std::memcmp(got.data(), want.data(), rows * sizeof(double)) == 0 ? "" : " (BAD)");
-  }
-}
-
 // Exact double sums of 2^20 rows of 256: the library against the probe's lean kernel. `wide`:
-// probe_value's scaled by 2^-11 to 2^11, about 39 binades in all: more than the cut holds on one
-// grid for rows of 256 (36), fewer than where pairs start to lose bits (about 46), so that most
-// rows take the pairs; otherwise probe_value's.
+// probe_value's scaled by 2^-11 to 2^11, where some rows hold more binades than the cut takes on
+// one grid for rows of 256 (36) and go to the pairs; otherwise probe_value's.
 void cut_probe(const L2Flush& flush, int repeats, bool wide) {
-  const std::uint64_t rows = std::uint64_t(1) << 20, cols = 256, n = rows * cols;
-  std::vector<double> h(n);
-  for (std::uint64_t i = 0; i < n; ++i) {
+  using Sem = piece_semantics_t<double, op::sum>;
+  const std::uint64_t rows = std::uint64_t(1) << 20;
+  RowsCase<double, op::sum> c(flush, rows, 256, repeats, [&](std::uint64_t i) {
     const double v = probe_value<double>(i);
-    h[i] = wide ? std::ldexp(v, static_cast<int>((i * 0x9E3779B97F4A7C15ull >> 58) % 23) - 11) : v;
+    return wide ? std::ldexp(v, static_cast<int>((i * 0x9E3779B97F4A7C15ull >> 58) % 23) - 11) : v;
+  });
+  std::printf("double sum %llu x 256%s: lib %.1f us;", static_cast<unsigned long long>(rows), wide ? " (wide exponents)" : "", c.lib_us);
+  auto k = cut_rows32<Sem>;
+  const Grids g = grids_of(k, (rows + 7) / 8);
+  std::printf(" probe's kernel (regs %d, %d blocks an SM):", g.regs, g.per_sm);
+  for (const unsigned grid : {g.held, g.every}) {
+    float us = 0;
+    const char* bad = c.time(flush, repeats, [&] { k<<<grid, 256>>>(c.x, rows, c.out, c.redo); }, &us);
+    std::printf(" %s %.1f%s", grid == g.every ? "every" : "held", us, bad);
   }
-  double *x = nullptr, *lib = nullptr, *out = nullptr;
-  unsigned long long* redo = nullptr;
-  CK(cudaMalloc(&x, n * sizeof(double)));
-  CK(cudaMalloc(&lib, rows * sizeof(double)));
-  CK(cudaMalloc(&out, rows * sizeof(double)));
-  CK(cudaMalloc(&redo, 1 << 20));
-  CK(cudaMemset(redo, 0, 1 << 20));
-  CK(cudaMemcpy(x, h.data(), n * sizeof(double), cudaMemcpyHostToDevice));
-  const Matrix m{rows, cols, 0};
-  const float lib_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, op::sum{}, lib, nullptr, {})); }, repeats);
-  std::vector<double> want(rows);
-  CK(cudaMemcpy(want.data(), lib, rows * sizeof(double), cudaMemcpyDeviceToHost));
-  std::printf("double sum %llu x 256%s: lib %.1f us;", static_cast<unsigned long long>(rows), wide ? " (wide exponents)" : "", lib_us);
-  cut_variant(flush, x, rows, repeats, want, out, redo);
   std::printf("\n");
   std::fflush(stdout);
-  CK(cudaFree(x));
-  CK(cudaFree(lib));
-  CK(cudaFree(out));
-  CK(cudaFree(redo));
 }
 
 }  // namespace

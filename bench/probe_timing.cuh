@@ -53,6 +53,16 @@ T probe_value(std::uint64_t i) {
   else return static_cast<T>(v);
 }
 
+// The element type's name in the probes' output.
+template <class T>
+const char* probe_type_name() {
+  if constexpr (std::is_same_v<T, int>) return "int32";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else if constexpr (std::is_same_v<T, reducelab::bfloat16>) return "bf16";
+  else return "half";
+}
+
 // The bench's read kernel (lab/read_kernels.cuh): what one read costs, beside the reductions the
 // probes time.
 using rl::lab::read_units;

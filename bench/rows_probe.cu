@@ -25,15 +25,6 @@ namespace {
 using namespace reducelab;
 using namespace reducelab::detail;
 
-template <class T>
-const char* name_of() {
-  if constexpr (std::is_same_v<T, int>) return "int32";
-  else if constexpr (std::is_same_v<T, float>) return "float";
-  else if constexpr (std::is_same_v<T, double>) return "double";
-  else if constexpr (std::is_same_v<T, reducelab::bfloat16>) return "bf16";
-  else return "half";
-}
-
 // Rows of whole vectors a few lanes each with every load of a step issued first, as
 // reduceCutRows reads (kLanes lanes a row, kPer vectors a lane, 4 / kPer rows a lane a step),
 // folded with the operation's own steps and a shuffle tree of the row's lanes.
@@ -141,7 +132,7 @@ void probe(const L2Flush& flush, std::uint64_t rows, std::uint64_t cols, int rep
   check(current_sm_count(&device, &sms));
   std::uint64_t held = 0;
   check(blocks_held<reduceRowGroups<T, Sem>>(device, sms, &held));
-  std::printf("%-6s %-3s %7llu x %-4llu lib %7.1f us (lanes %u, %s)", name_of<T>(), std::is_same_v<Op, op::max> ? "max" : std::is_same_v<Op, op::min> ? "min" : "sum",
+  std::printf("%-6s %-3s %7llu x %-4llu lib %7.1f us (lanes %u, %s)", probe_type_name<T>(), std::is_same_v<Op, op::max> ? "max" : std::is_same_v<Op, op::min> ? "min" : "sum",
               static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), lib_us, plan.lanes,
               free_rows_shape<T, Sem>(x, p).lanes != 0 ? "free rows" : plan.row_groups ? "row groups" : "another kernel");
   std::vector<R> want(rows), got(rows);
