@@ -260,8 +260,7 @@ void loop_variant(const Setup& s, unsigned lanes) {
   p.step = s.cols;
   p.length = s.cols;
   p.elements = s.rows * s.cols;
-  const std::uint64_t per_block = std::uint64_t(kWarps) * (32 / lanes) * kRowUnroll;
-  const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>((s.rows + per_block - 1) / per_block, std::uint64_t(per_sm) * s.sms));
+  const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(row_groups_blocks(lanes, s.rows), std::uint64_t(per_sm) * s.sms));
   CK(cudaMemset(s.out, 0xff, s.rows * sizeof(double)));
   CK(cudaMemset(s.missed, 0, 16));
   const float us = cold_us(s.flush, [&] { k<<<grid, 256>>>(s.x, p, lanes, 16, s.out, s.missed); }, s.repeats);
@@ -316,10 +315,9 @@ void probe(const L2Flush& flush, std::uint64_t cols, int repeats, int sms, bool 
   Pieces planned = p;
   const PiecePlan plan = plan_pieces<double, Sem>(&planned);
   const auto library_kernel = [&]<auto kKernel>(unsigned lanes, unsigned per) {
-    const std::uint64_t per_block = std::uint64_t(kWarps) * (32 / lanes) * (per < 4 ? 4 / per : 1);
     std::uint64_t held = 0;
     check(blocks_held<kKernel>(0, sms, &held));
-    const unsigned grid = pieces_grid({}, held, (rows + per_block - 1) / per_block);
+    const unsigned grid = pieces_grid({}, held, cut_rows_blocks(lanes, per, rows));
     cudaFuncAttributes attr;
     CK(cudaFuncGetAttributes(&attr, kKernel));
     CK(cudaMemset(out, 0xff, rows * sizeof(double)));

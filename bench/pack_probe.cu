@@ -3,7 +3,7 @@
 // library's reducePackedRows and reduceCutRows: a warp's load touches every other 16 bytes, or
 // one in four, of 1 or 2 KiB), or the warp loading neighbouring vectors (512 contiguous bytes a
 // load) and trading them between lanes with shuffles until each lane holds a whole row. Each
-// variant on the grid the GPU holds (looping over the rows) and on a grid of every row. Rows
+// variant on the grid the GPU holds (looping over the rows) and on a grid of every step. Rows
 // are folded with the library's own steps (packed_row; exact double sums: cut_row, pairs for the
 // rows it leaves). Timed cold (behind an L2 flush, median of R), outputs compared bit for bit
 // with reduce_axis's, on device 0.
@@ -238,9 +238,9 @@ void lib_grids(const L2Flush& flush, std::uint64_t rows, std::uint64_t cols, int
   const PiecePlan plan = plan_pieces<T, Sem>(&launched);
   std::printf("%-6s %-3s %9llu x %-3llu lib %.1f us;", probe_type_name<T>(), std::is_same_v<Op, op::max> ? "max" : "sum",
               static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), c.lib_us);
-  // kKernel launched with `per_block` rows (or vectors) a block a step, on both grids.
-  const auto both = [&]<auto kKernel>(const char* name, std::uint64_t work, std::uint64_t per_block, auto&&... args) {
-    const Grids g = grids_of(kKernel, (work + per_block - 1) / per_block);
+  // kKernel on the grid the GPU holds and on `every` blocks, a step each.
+  const auto both = [&]<auto kKernel>(const char* name, std::uint64_t every, auto&&... args) {
+    const Grids g = grids_of(kKernel, every);
     std::printf(" %s", name);
     for (const unsigned grid : {g.held, g.every}) {
       float us = 0;
@@ -254,22 +254,19 @@ void lib_grids(const L2Flush& flush, std::uint64_t rows, std::uint64_t cols, int
   if constexpr (packed_rows_v<T, Sem>) {
     if (plan.row_groups && !free && packed_rows_fit<T, Sem>(c.x, p)) {
       packed = true;
-      const std::uint64_t vectors = p.count * p.length / Shape<T>::kVec;
       with_packed_rows_kernel<T, Sem>(p.length, [&]<auto kKernel>() {
-        both.template operator()<kKernel>("reducePackedRows", vectors, std::uint64_t(kThreads) * packed_rows_step<T>(p.length));
+        both.template operator()<kKernel>("reducePackedRows", packed_rows_blocks<T>(p));
       });
     }
   }
   if (plan.row_groups && !free && !packed)
-    both.template operator()<reduceRowGroups<T, Sem>>("reduceRowGroups", p.count, std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll,
-                                                      plan.lanes, row_load_bytes<T>(c.x, p));
+    both.template operator()<reduceRowGroups<T, Sem>>("reduceRowGroups", row_groups_blocks(plan.lanes, p.count), plan.lanes,
+                                                      row_load_bytes<T>(c.x, p));
   if constexpr (cut_rows_v<T, Sem>) {
     if (plan.cut_rows) {
       const unsigned per = cut_row_per(plan.lanes, p.length);
       with_cut_rows_kernel<T, Sem>(plan.lanes, per, [&]<auto kKernel>() {
-        both.template operator()<kKernel>("reduceCutRows", p.count,
-                                          std::uint64_t(kWarps) * (32 / plan.lanes) * (per < 4 ? 4 / per : 1),
-                                          row_load_bytes<T>(c.x, p));
+        both.template operator()<kKernel>("reduceCutRows", cut_rows_blocks(plan.lanes, per, p.count), row_load_bytes<T>(c.x, p));
       });
     }
   }

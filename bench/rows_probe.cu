@@ -140,8 +140,7 @@ void probe(const L2Flush& flush, std::uint64_t rows, std::uint64_t cols, int rep
   const std::uint64_t vectors = (cols + Shape<T>::kVec - 1) / Shape<T>::kVec;
   for (unsigned lanes = 1; lanes <= 32; lanes *= 2) {
     if (lanes > vectors) break;
-    const std::uint64_t per_block = std::uint64_t(kWarps) * (32 / lanes) * kRowUnroll;
-    const unsigned grid = pieces_grid({}, held, (rows + per_block - 1) / per_block);
+    const unsigned grid = pieces_grid({}, held, row_groups_blocks(lanes, rows));
     const unsigned load = row_load_bytes<T>(x, p);
     CK(cudaMemset(out, 0xff, rows * sizeof(R)));
     const float us = cold_us(flush, [&] { reduceRowGroups<T, Sem><<<grid, kThreads>>>(x, p, lanes, load, out, redo); }, repeats);

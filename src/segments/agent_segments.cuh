@@ -1836,6 +1836,11 @@ namespace reducelab::detail {
 // a row fold with shuffles; its first lane writes the result.
 inline constexpr unsigned kRowUnroll = 4;
 inline constexpr unsigned kDoubleRowLanes = 4;  // the fewest lanes per row of exact double sums
+// Blocks of reduceRowGroups for one step each over `count` rows of `lanes` lanes.
+inline std::uint64_t row_groups_blocks(unsigned lanes, std::uint64_t count) {
+  const std::uint64_t per_block = std::uint64_t(kWarps) * (32 / lanes) * kRowUnroll;
+  return (count + per_block - 1) / per_block;
+}
 
 // Rows of 32 vectors or more give each lane at least four: a row's shuffle tree is then at most
 // log2(vectors / 4) levels deep. A lane per vector (32 lanes) paid five levels of window merges
@@ -2182,6 +2187,12 @@ __global__ void __launch_bounds__(kThreads, kCutRowBlocks<Sem, kPer>)
 inline unsigned cut_row_per(unsigned lanes, std::uint64_t length) {
   const std::uint64_t vectors = (length + 1) / 2;
   return lanes > 1 || vectors > 2 ? kCutPer : static_cast<unsigned>(vectors <= 1 ? 1 : 2);
+}
+// Blocks of reduceCutRows for one step each over `count` rows of `lanes` lanes with `per` vectors
+// each (a warp's step: 32 / lanes rows, times 4 / per when per < 4; cut_row_steps' kRowsPerStep).
+inline std::uint64_t cut_rows_blocks(unsigned lanes, unsigned per, std::uint64_t count) {
+  const std::uint64_t per_block = std::uint64_t(kWarps) * (32 / lanes) * (per < 4 ? 4 / per : 1);
+  return (count + per_block - 1) / per_block;
 }
 
 // Calls f.template operator()<reduceCutRows<T, Sem, lanes, per>>() for the row shape's kernel
@@ -2619,10 +2630,13 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Vectors a thread of reducePackedRows takes a step for rows of `length`: four, or a row of eight.
+// Blocks of reducePackedRows for one step each over the rows of `p` (a thread's step: four
+// vectors, or a row of eight).
 template <class T>
-inline std::uint64_t packed_rows_step(std::uint64_t length) {
-  return std::max<std::uint64_t>(4, length / Shape<T>::kVec);
+inline std::uint64_t packed_rows_blocks(const Pieces& p) {
+  const std::uint64_t vectors = p.count * p.length / Shape<T>::kVec;
+  const std::uint64_t per_block = std::uint64_t(kThreads) * std::max<std::uint64_t>(4, p.length / Shape<T>::kVec);
+  return std::max<std::uint64_t>(1, (vectors + per_block - 1) / per_block);
 }
 
 // Calls f.template operator()<reducePackedRows<T, Sem, kV>>() for rows of `length` (packed_rows_fit

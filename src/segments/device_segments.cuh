@@ -30,14 +30,15 @@ inline unsigned pieces_grid(const Options& options, std::uint64_t held, std::uin
   return static_cast<unsigned>(std::clamp<std::uint64_t>(g, 1, std::min<std::uint64_t>(wanted, 1u << 30)));
 }
 
-// The grid of a row kernel that steps over its rows: `every` blocks (one step each: blocks that
-// start as others end) where `every_step`, else as many as the GPU holds (`held`), each looping.
-// On an H200 (bench/pack_probe lib, both grids in one call) a grid of every step read faster
-// where the kernel holds four or more blocks an SM (2^26 x 4 double max 633.4 -> 607.7 us, int32
-// sum 386.9 -> 365.7, half sum 194.8 -> 185.3; 2^20 x 256 exact double sums 511.3 -> 485.8) and
-// slower where it holds three (2^26 x 4 exact float sums 323.8 -> 356.3).
-inline std::uint64_t row_blocks(bool every_step, std::uint64_t held, std::uint64_t every) {
-  return every_step ? every : std::min(held, every);
+// The grid of a row kernel that steps over its rows, `held` of which the GPU holds at once on its
+// `sms` multiprocessors: `every` blocks (one step each: blocks that start as others end) where
+// the kernel holds four or more blocks an SM, else at most `held`, each looping. On an H200
+// (bench/pack_probe lib, both grids in one call) a grid of every step read faster at four or
+// more (2^26 x 4 double max 633.4 -> 607.7 us, int32 sum 386.9 -> 365.7, half sum 194.8 ->
+// 185.3; 2^20 x 256 exact double sums 511.3 -> 485.8) and slower at three (2^26 x 4 exact float
+// sums 323.8 -> 356.3).
+inline std::uint64_t row_blocks(std::uint64_t held, int sms, std::uint64_t every) {
+  return held >= 4 * std::uint64_t(sms) ? every : std::min(held, every);
 }
 
 // The redo list of exact piece sums (exact_pieces.cuh) in the workspace's pieces area.
@@ -259,13 +260,11 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     if constexpr (packed_rows_v<T, Sem>) {
       if (plan.row_groups && !few_lanes && packed_rows_fit<T, Sem>(input, pieces)) {
         packed = true;
-        const std::uint64_t vectors = pieces.count * pieces.length / Shape<T>::kVec;
-        const std::uint64_t per_block = std::uint64_t(kThreads) * packed_rows_step<T>(pieces.length);
-        const std::uint64_t every = std::max<std::uint64_t>(1, (vectors + per_block - 1) / per_block);
+        const std::uint64_t every = packed_rows_blocks<T>(pieces);
         const Status launch = with_packed_rows_kernel<T, Sem>(pieces.length, [&]<auto kKernel>() -> Status {
           std::uint64_t held = 0;
           if (Status s = blocks_held<kKernel>(device, sms, &held); !s) return s;
-          const unsigned grid = pieces_grid(options, row_blocks(held >= 4 * std::uint64_t(sms), held, every), every);
+          const unsigned grid = pieces_grid(options, row_blocks(held, sms, every), every);
           kKernel<<<grid, kThreads, 0, stream>>>(input, launched, output, redo);
           const cudaError_t e = cudaGetLastError();
           return e == cudaSuccess ? Status{} : cuda_status(e, "launching reducePackedRows");
@@ -276,9 +275,8 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     if (plan.row_groups && !packed && !few_lanes) {
       std::uint64_t held = 0;
       if (Status s = blocks_held<reduceRowGroups<T, Sem>>(device, sms, &held); !s) return s;
-      const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll;
-      const std::uint64_t every = (pieces.count + rows_per_block - 1) / rows_per_block;
-      const unsigned grid = pieces_grid(options, row_blocks(held >= 4 * std::uint64_t(sms), held, every), every);
+      const std::uint64_t every = row_groups_blocks(plan.lanes, pieces.count);
+      const unsigned grid = pieces_grid(options, row_blocks(held, sms, every), every);
       const unsigned load = row_load_bytes<T>(input, pieces);
       reduceRowGroups<T, Sem><<<grid, kThreads, 0, stream>>>(input, launched, plan.lanes, load, output, redo);
       const cudaError_t e = cudaGetLastError();
@@ -287,13 +285,12 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     if constexpr (cut_rows_v<T, Sem>) {
       if (plan.cut_rows) {
         const unsigned per = cut_row_per(plan.lanes, pieces.length);
-        const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * (per < 4 ? 4 / per : 1);
-        const std::uint64_t every = (pieces.count + rows_per_block - 1) / rows_per_block;
+        const std::uint64_t every = cut_rows_blocks(plan.lanes, per, pieces.count);
         const unsigned load = row_load_bytes<T>(input, pieces);
         const Status launch = with_cut_rows_kernel<T, Sem>(plan.lanes, per, [&]<auto kKernel>() -> Status {
           std::uint64_t held = 0;
           if (Status s = blocks_held<kKernel>(device, sms, &held); !s) return s;
-          const unsigned grid = pieces_grid(options, row_blocks(held >= 4 * std::uint64_t(sms), held, every), every);
+          const unsigned grid = pieces_grid(options, row_blocks(held, sms, every), every);
           kKernel<<<grid, kThreads, 0, stream>>>(input, launched, load, output, redo);
           const cudaError_t e = cudaGetLastError();
           if (e != cudaSuccess) return cuda_status(e, "launching reduceCutRows");

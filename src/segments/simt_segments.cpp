@@ -207,24 +207,20 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     if constexpr (packed_rows_v<T, Sem>) {
       if (plan.row_groups && !few_lanes && packed_rows_fit<T, Sem>(in, pieces)) {
         packed = true;
-        const std::uint64_t vectors = pieces.count * pieces.length / Shape<T>::kVec;
-        const std::uint64_t per_block = std::uint64_t(kThreads) * packed_rows_step<T>(pieces.length);
-        cfg.grid = grid_for(std::max<std::uint64_t>(1, (vectors + per_block - 1) / per_block));
+        cfg.grid = grid_for(packed_rows_blocks<T>(pieces));
         cfg.name = "reducePackedRows";
         with_packed_rows_kernel<T, Sem>(pieces.length, [&]<auto kKernel>() { rl::launch(kKernel, cfg, in, launched, out, redo); });
       }
     }
     if (plan.row_groups && !packed && !few_lanes) {
-      const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * kRowUnroll;
-      cfg.grid = grid_for((pieces.count + rows_per_block - 1) / rows_per_block);
+      cfg.grid = grid_for(row_groups_blocks(plan.lanes, pieces.count));
       cfg.name = "reduceRowGroups";
       rl::launch(reduceRowGroups<T, Sem>, cfg, in, launched, plan.lanes, row_load_bytes<T>(in, pieces), out, redo);
     }
     if constexpr (cut_rows_v<T, Sem>) {
       if (plan.cut_rows) {
         const unsigned per = cut_row_per(plan.lanes, pieces.length);
-        const std::uint64_t rows_per_block = std::uint64_t(kWarps) * (32 / plan.lanes) * (per < 4 ? 4 / per : 1);
-        cfg.grid = grid_for((pieces.count + rows_per_block - 1) / rows_per_block);
+        cfg.grid = grid_for(cut_rows_blocks(plan.lanes, per, pieces.count));
         cfg.name = "reduceCutRows";
         with_cut_rows_kernel<T, Sem>(plan.lanes, per, [&]<auto kKernel>() {
           rl::launch(kKernel, cfg, in, launched, row_load_bytes<T>(in, pieces), out, redo);
