@@ -84,6 +84,7 @@
 #include <cstdint>
 
 #include "reducelab/detail/agent_reduce.cuh"
+#include "reducelab/detail/cluster.cuh"
 #include "reducelab/detail/exact_half.cuh"
 #include "reducelab/detail/portable.cuh"
 #include "reducelab/detail/workspace.hpp"
@@ -2896,12 +2897,71 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 
+// ---- Few long rows of minima and maxima, a thread-block cluster a row --------------------------
+// With fewer rows than twice the SMs, a block a row (reduceLongPieces, sixteen loads a thread)
+// leaves most of each SM idle: two blocks of eight warps where it holds eight blocks. Here each row
+// is cut into as many parts as its cluster has blocks (whole vectors; the last part takes what is
+// left), each block folds its part, and the cluster's first block folds the parts, rank by rank,
+// through its shared memory (cluster.cuh). Minima and maxima are order-free: any cut, the same
+// bits. The launcher makes clusters of kSplitRowBlocks; SIMT's clusters are one block (a block a
+// row, the same code). NVIDIA H200, rows of 2^20, cold, a cluster of two against a block a row
+// (bench/split_probe): 256 rows double max 496.9 -> 478.8 us (CUB 491.8), float 251.6 -> 240.7,
+// int32 243.3 -> 240.4, half 130.0 -> 123.6; 132 rows double 333.2 -> 260.0 (CUB 330.3), float
+// 167.0 -> 131.5; but 384 rows double 711.9 -> 718.2, half 183.6 -> 187.7, and 600 rows (more
+// blocks than fit at once) double 1135.3 -> 1230.8. Clusters of four or eight a row over 256 rows
+// were slower than two (double 523.1 and 492.2 us). Exact sums keep a block a row: they hold three
+// or four blocks an SM, and two a row took 256 x 2^20 double sums 479.2 -> 513.7 us, half sums
+// 129.5 -> 130.6.
+template <class Sem>
+inline constexpr bool split_rows_v = extremum_v<Sem>;
+inline constexpr unsigned kSplitRowBlocks = 2;
+// Whether reduceSplitRows takes a call's long rows: a dense matrix's rows of minima or maxima, at
+// most a quarter as many as the blocks of it the GPU holds (`held`: 2 * SMs at eight an SM).
+template <class T, class Sem>
+inline bool split_rows_fit(const Pieces& p, std::uint64_t held) {
+  return split_rows_v<Sem> && !p.offsets && p.stride == 1 && p.count <= held / 4;
+}
+// Launch with kThreads threads in clusters along x, a grid that is a multiple of the cluster, as
+// many launches as it takes: cluster c of the grid takes row first + c alone (a loop over rows
+// took ptxas from 32 registers to 48, five blocks an SM instead of eight).
+template <class T, class Sem>
+__global__ void __launch_bounds__(kThreads)
+    reduceSplitRows(rl::gmem<const T> input, Pieces pieces, std::uint64_t first, rl::gmem<typename Sem::Out> output) {
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[kWarps];
+  rl::smem<Acc> slots = slot_storage;
+  __shared__ Acc part_storage[kMaxClusterBlocks];
+  rl::smem<Acc> parts = part_storage;
+  wait_for_producer();
+  let_consumer_start();
+  const unsigned k = cluster_blocks(), rank = cluster_rank();
+  const std::uint64_t r = first + blockIdx.x / k;
+  if (r >= pieces.count) return;  // the whole cluster
+  cluster_arrive_relaxed();  // waited for before the write into the first block
+  const std::uint64_t n = pieces.length, per = (n / Shape<T>::kVec + k - 1) / k * Shape<T>::kVec;
+  const std::uint64_t b = std::min(n, rank * per), e = rank + 1 == k ? n : std::min(n, b + per);
+  const Acc part = block_fold<Sem>(
+      lane_fold_free<T, Sem, kDeepLoads<T, Sem>, false>(input + r * pieces.step + b, e - b, kThreads, threadIdx.x), slots);
+  cluster_wait();  // the first block has started: its shared memory exists
+  if (threadIdx.x == 0) in_cluster_leader(parts)[rank] = part;
+  cluster_arrive();  // release: the part
+  cluster_wait();    // only the first block's shared memory is read, by that block, after this
+  if (rank != 0 || threadIdx.x != 0) return;
+  Acc row = parts[0];
+  for (unsigned i = 1; i < k; ++i) row = Sem::combine(row, parts[i]);
+  output[r] = Sem::finish(row, n);
+}
+
 // Exact sums and means of a dense matrix's long rows, a block a row: reduceLongPieces without the
 // segments' long list and the strided path, whose registers cost a block an SM (exact double sums
 // 54 registers there, 48 here: 4 blocks an SM against 5). Launch with kThreads threads, a block
 // for every row (as many launches as it takes): block b sums row first + b alone. H200, 16384 x
 // 16384 double sums: 478.3 us this way, 501.3 a warp a row (reduceWarpRows), 462.7 for the same
 // reads and lanes' arithmetic with no fold at all (bench/longrow_probe tail).
+// Float, half and bfloat16 lanes sum a window a round (WindowFold), as the warps do, where
+// reduceLongPieces keeps a window a thread: 38 registers against 54 for floats (six blocks an SM,
+// not four), and the H200 took 16384 x 16384 float sums 256.8 -> 242.0 us, 32768 x 16384 493.6 ->
+// 473.9, half sums 144.6 -> 143.5 (bench/split_probe warps, one call).
 template <class T, class Sem>
 inline constexpr bool block_rows_v = is_exact_pieces<Sem>::value;
 // Whether reduceBlockRows takes a call's long pieces (those reduceWarpRows and the eight-load
@@ -2921,8 +2981,8 @@ __global__ void __launch_bounds__(kThreads)
   let_consumer_start();  // the redo kernel may take its places: it waits for this one to end
   const std::uint64_t r = first + blockIdx.x;
   if (r >= pieces.count) return;  // the whole block
-  const Acc acc = block_fold<Sem>(lane_fold_free<T, Sem, 4, false>(input + r * pieces.step, pieces.length, kThreads,
-                                                                    threadIdx.x), slots);
+  const Acc acc = block_fold<Sem>(lane_fold_free<T, Sem, 4>(input + r * pieces.step, pieces.length, kThreads, threadIdx.x),
+                                  slots);
   if (threadIdx.x == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
 }
 
@@ -2945,10 +3005,14 @@ inline constexpr bool warp_rows_v = is_exact_pieces<Sem>::value;
 // row against a block a row: double sums of 65536 x 4096 (32 KiB rows) 485.9 against 621.5 us,
 // of 32768 x 8192 (64 KiB) 487.6 against 514.2, of 16384 x 16384 (128 KiB) 508.3 against 488.4;
 // float sums of 16384 x 16384 (64 KiB) 247.9 against 267.2 (bench/longrow_probe tail).
+// Float rows of 64 KiB read faster a block a row since that kernel sums windows of a round: H200,
+// 16384 x 16384 float sums 244.1 and 244.0 us a warp a row, 242.0 and 243.0 a block a row, 32768 x
+// 16384 478.8 and 479.6 against 473.9 and 473.9 (bench/split_probe warps, one call); so float rows
+// take a warp up to 32 KiB. Half rows of 32 KiB stay a warp each (126.3 against 143.5 us).
 inline constexpr std::uint64_t kWarpRowBytes = 65536;
 template <class T, class Sem>
 inline bool warp_rows_fit(const Pieces& p, std::uint64_t warps) {
-  constexpr std::uint64_t most = kWarpRowBytes;
+  constexpr std::uint64_t most = std::is_same_v<T, float> ? kWarpRowBytes / 2 : kWarpRowBytes;
   return warp_rows_v<T, Sem> && !p.offsets && p.stride == 1 && p.length * sizeof(T) <= most && p.count >= warps;
 }
 

@@ -389,10 +389,28 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       const std::uint64_t at_once = options.grid != 0 ? std::min<std::uint64_t>(options.grid, held) : held;
       // Launched to overlap the end of the kernel before it (programmatic dependent launch): after
       // segments a warp each it waits, with its blocks in place, for the long list.
-      bool deep = false;  // few long rows of exact sums, minima or maxima: eight loads in flight a thread
       cudaError_t e = cudaSuccess;
+      bool split = false;  // fewer rows of minima or maxima than twice the SMs: a cluster of two blocks a row
+      if constexpr (split_rows_v<Sem>) {
+        constexpr auto kernel = reduceSplitRows<T, Sem>;
+        std::uint64_t split_held = 0;
+        if (Status s = blocks_held<kernel>(device, sms, &split_held); !s) return s;
+        unsigned limit = 1;  // 1 where the GPU has no clusters
+        if (Status s = cluster_limit<kernel>(device, &limit); !s) return s;
+        const std::uint64_t every = pieces.count * kSplitRowBlocks;
+        const std::uint64_t blocks =
+            options.grid != 0 ? std::min<std::uint64_t>(options.grid / kSplitRowBlocks * kSplitRowBlocks, every) : every;
+        if (limit >= kSplitRowBlocks && blocks != 0 && split_rows_fit<T, Sem>(pieces, split_held)) {
+          split = true;
+          for (std::uint64_t first = 0; first < pieces.count && e == cudaSuccess; first += blocks / kSplitRowBlocks)
+            e = launch_kernel_clustered(kernel, static_cast<unsigned>(blocks), kSplitRowBlocks, stream, input, launched,
+                                        first, output);
+          if (e != cudaSuccess) return cuda_status(e, "launching reduceSplitRows");
+        }
+      }
+      bool deep = false;  // few long rows of exact sums, minima or maxima: eight loads in flight a thread
       if constexpr (has_deep_rows_v<Sem>) {
-        if (deep_rows_fit<T, Sem>(pieces, at_once)) {
+        if (!split && deep_rows_fit<T, Sem>(pieces, at_once)) {
           deep = true;
           e = launch_kernel(reduceLongPieces<T, Sem, true>, grid, stream, input, launched, begin, end, output, redo, longs);
         }
@@ -406,7 +424,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
           if (e != cudaSuccess) return cuda_status(e, "launching reduceBlockRows");
         }
       }
-      if (!deep && !by_block)
+      if (!split && !deep && !by_block)
         e = launch_kernel(reduceLongPieces<T, Sem>, grid, stream, input, launched, begin, end, output, redo, longs);
       if (e != cudaSuccess) return cuda_status(e, "launching reduceLongPieces");
     }

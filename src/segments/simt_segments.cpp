@@ -280,9 +280,18 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     if (plan.long_pieces && !by_warp) {
       cfg.grid = grid_for(pieces.count);
       cfg.name = "reduceLongPieces";
+      bool split = false;  // as on the GPU, for one that holds two blocks (or the forced grid); clusters of one
+      if constexpr (split_rows_v<Sem>) {
+        if (split_rows_fit<T, Sem>(pieces, grid != 0 ? grid : 2)) {
+          split = true;
+          cfg.name = "reduceSplitRows";
+          for (std::uint64_t first = 0; first < pieces.count; first += cfg.grid.x)
+            rl::launch(reduceSplitRows<T, Sem>, cfg, in, launched, first, out);
+        }
+      }
       bool deep = false;  // as on the GPU, for one that holds two blocks (or the forced grid)
       if constexpr (has_deep_rows_v<Sem>) {
-        if (deep_rows_fit<T, Sem>(pieces, grid != 0 ? grid : 2)) {
+        if (!split && deep_rows_fit<T, Sem>(pieces, grid != 0 ? grid : 2)) {
           deep = true;
           rl::launch(reduceLongPieces<T, Sem, true>, cfg, in, launched, bp, ep, out, redo, longs);
         }
@@ -296,7 +305,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
             rl::launch(reduceBlockRows<T, Sem>, cfg, in, launched, first, out, redo);
         }
       }
-      if (!deep && !by_block) rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo, longs);
+      if (!split && !deep && !by_block) rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo, longs);
       if (counters[0] != 0 || counters[1] != 0) throw std::logic_error("reduceLongPieces left the long list set");
     }
   } else if (plan.fixed.blocks) {

@@ -507,6 +507,27 @@ TEST(SegmentsGpuExact, MorePiecesToRedoThanTheListHolds) {
   expect_same(out.read(64), want, "after the overflow");
 }
 
+// Fewer long rows of minima and maxima than twice the SMs take a thread-block cluster a row
+// (reduceSplitRows), more a block a row: as many rows as SMs, 1.5 and 3 times as many, rows of an
+// odd length, one with a pitch; grids 0, 1 (a block a row) and 7 (three clusters looping over the
+// rows), on and one element off a 256-byte boundary, against the CPU backend.
+TYPED_TEST(SegmentsGpu, FewLongRowsOfExtremaHaveTheCpuBits) {
+  REQUIRE_GPU();
+  using T = TypeParam;
+  int device = 0, sms = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
+  const std::uint64_t rows = static_cast<std::uint64_t>(sms);
+  const std::vector<Matrix> ms{{rows, 20011, 0}, {rows * 3 / 2, 4 * detail::Shape<T>::kTile + 3, 0},
+                               {rows * 3 / 2, 9001, 9010}, {rows * 3, 5003, 0}};
+  for (const Matrix m : ms) {
+    const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
+    const std::string shape = type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols);
+    expect_gpu_axis_has_cpu_bits(input_for<T, op::max>(m.rows * pitch, 3 + m.cols), m, 1, op::max{}, shape + " max");
+    expect_gpu_axis_has_cpu_bits(input_for<T, op::min>(m.rows * pitch, 5 + m.cols), m, 1, op::min{}, shape + " min");
+  }
+}
+
 // The shapes the benchmark reads (smaller): short rows, many columns, along both axes, for the
 // order-free kernels of every dtype the bench measures.
 TYPED_TEST(SegmentsGpu, BenchShapesHaveTheCpuBits) {

@@ -461,6 +461,38 @@ TYPED_TEST(SegmentsSimt, WarpPerRowHasTheBlockOrderUpToOneTile) {
   expect_simt_axis_has_cpu_bits<T>(ms, 1, 3, 31);
 }
 
+// Few long rows of minima and maxima: on the GPU a thread-block cluster a row (reduceSplitRows)
+// where the GPU holds four blocks a row or more, on SIMT (clusters of one block) where the grid
+// does; otherwise a block a row (reduceLongPieces). Rows of an odd length past three tiles with a
+// pitch, on and one element off a 16-byte boundary, floating-point specials and signed zeros in
+// the first row, against the CPU backend, and which kernel ran.
+TYPED_TEST(SegmentsSimt, FewLongRowsOfExtremaHaveTheCpuBits) {
+  using T = TypeParam;
+  constexpr std::uint64_t kTile = detail::Shape<T>::kTile;
+  const Matrix m{3, 3 * kTile + 5, 3 * kTile + 9};
+  const auto check = [&](auto op) {
+    using Op = decltype(op);
+    auto x = input_for<T, Op>(m.rows * m.pitch + 8, 17);
+    if constexpr (!std::is_integral_v<T>) {
+      x[1] = from_double<T>(-0.0), x[2] = from_double<T>(0.0), x[m.cols / 2] = from_double<T>(INFINITY);
+      x[m.cols - 1] = from_double<T>(-INFINITY), x[m.pitch + 7] = from_double<T>(NAN);
+    }
+    const auto want = expected_axis(x, m, 1, op);
+    for (unsigned offset : {0u, 1u})
+      for (const auto& [grid, kernel] : {std::pair{12u, "reduceSplitRows"}, std::pair{16u, "reduceSplitRows"},
+                                         std::pair{7u, "reduceLongPieces"}, std::pair{0u, "reduceLongPieces"}}) {
+        const std::string what = type_name<T>() + " " + op_name<Op>() + " offset " + std::to_string(offset) + " grid " +
+                                 std::to_string(grid);
+        simt::reset_accumulated_report();
+        expect_same(detail::simt_reduce_axis(x.data(), m, 1, op, grid, offset), want, what);
+        const auto& grids = simt::accumulated_report().grids;
+        EXPECT_TRUE(std::find(grids.begin(), grids.end(), std::string(kernel)) != grids.end()) << what << ": not " << kernel;
+      }
+  };
+  check(op::max{});
+  check(op::min{});
+}
+
 // Rows of exactly 4 or 8 bytes (2 or 4 halves, 2 floats, 4 bytes of 8-bit integers) are read a
 // whole row per load when the input and the pitch allow it: packed, with a pitch, and misaligned
 // by one and by two elements (a word load for some types, element loads for others).
