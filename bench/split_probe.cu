@@ -1,0 +1,285 @@
+// split_probe: the long rows still read slower than CUB's segmented reduce, against variants that
+// change how many lanes and loads take a row, each beside reduce_axis and CUB in the same call, on
+// device 0, cold (behind an L2 flush), median of R; every variant's results compared bit for bit
+// with reduce_axis's.
+//   few:   256 x 2^20 maxima and exact sums, a row cut into 1, 2 or 4 parts, one block each, the
+//          blocks of a row one thread-block cluster (the parts meet in the first block's shared
+//          memory), eight or sixteen loads a thread;
+//   warps: 16384 x 16384 exact float, half and bfloat16 sums a warp a row (reduceWarpRows) with
+//          four and with eight loads a lane a round; 32768 x 16384 floats too (twice the rows: what
+//          the end of the grid costs);
+//   blocks: 16384 x 16384 and 8192 x 32768 exact double sums a block a row (reduceBlockRows) with
+//          four and with eight loads a thread a round.
+//   counts: 132, 384, 512 and 600 rows of 2^20: a block a row against a cluster of two;
+//   split_probe [repeats=10] [few|counts|warps|blocks: only that part]
+#include <cuda_runtime.h>
+
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "probe_timing.cuh"
+#include "reducelab/detail/launch.cuh"
+#include "reducelab/segments.hpp"
+#include "segments/device_segments.cuh"
+
+namespace {
+
+using namespace reducelab;
+using namespace reducelab::detail;
+
+// Row blockIdx.x / k, its part cluster_rank() of k (k = the cluster's blocks): whole vectors
+// split evenly, the last part what is left. Each block folds its part (kLoads loads a thread a
+// round), writes the block's result into the cluster's first block, and that block folds the
+// parts in rank order and stores the row.
+template <class T, class Sem, unsigned kLoads>
+__global__ void __launch_bounds__(kThreads)
+    split_rows(const T* input, Pieces pieces, typename Sem::Out* output, unsigned long long* redo) {
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[kWarps];
+  __shared__ Acc part_storage[kMaxClusterBlocks];
+  wait_for_producer();
+  cluster_arrive_relaxed();
+  const unsigned k = cluster_blocks(), rank = cluster_rank();
+  const std::uint64_t r = blockIdx.x / k, n = pieces.length;
+  const std::uint64_t per = (n / Shape<T>::kVec + k - 1) / k * Shape<T>::kVec;
+  const std::uint64_t b = std::min<std::uint64_t>(n, rank * per);
+  const std::uint64_t e = rank + 1 == k ? n : std::min<std::uint64_t>(n, b + per);
+  Acc acc = lane_fold_free<T, Sem, kLoads, false>(input + r * pieces.step + b, e - b, kThreads, threadIdx.x);
+  acc = block_fold<Sem>(acc, slot_storage);
+  cluster_wait();  // every block of the cluster has started
+  if (threadIdx.x == 0) in_cluster_leader(part_storage + 0)[rank] = acc;
+  cluster_arrive();
+  cluster_wait();
+  if (rank != 0 || threadIdx.x != 0) return;
+  Acc row = part_storage[0];
+  for (unsigned i = 1; i < k; ++i) row = Sem::combine(row, part_storage[i]);
+  store_piece<Sem>(output, r, row, n, redo);
+}
+
+// reduceWarpRows with kIn loads a lane a round, bound to kMinBlocks blocks an SM.
+template <class T, class Sem, unsigned kIn, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    warp_rows_in(const T* input, Pieces pieces, typename Sem::Out* output, unsigned long long* redo) {
+  const std::uint64_t r = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
+  if (r >= pieces.count) return;
+  const bool rotated = pieces.length * sizeof(T) >= kRotatedRowBytes;
+  const typename Sem::Acc acc = warp_fold<Sem>(
+      lane_fold_free<T, Sem, kIn, true, false>(input + r * pieces.step, pieces.length, 32, threadIdx.x % 32, rotated ? r : 0));
+  if (threadIdx.x % 32 == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
+}
+
+// reduceBlockRows with kIn loads a thread a round, bound to kMinBlocks blocks an SM (0: no bound);
+// float, half and bfloat16 windows a round (kRoundWindows) or a window a thread (RunningFold).
+template <class T, class Sem, unsigned kIn, int kMinBlocks = 0, bool kRoundWindows = false>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    block_rows_in(const T* input, Pieces pieces, typename Sem::Out* output, unsigned long long* redo) {
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[kWarps];
+  const std::uint64_t r = blockIdx.x;
+  const Acc acc = block_fold<Sem>(lane_fold_free<T, Sem, kIn, kRoundWindows>(input + r * pieces.step, pieces.length,
+                                                                              kThreads, threadIdx.x),
+                                  slot_storage);
+  if (threadIdx.x == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
+}
+
+template <class K>
+void print_kernel(K k) {
+  cudaFuncAttributes a;
+  CK(cudaFuncGetAttributes(&a, k));
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, 0));
+  std::printf("  regs %3d, local %zu, %d blocks/SM", a.numRegs, a.localSizeBytes, per_sm);
+}
+
+// A rows x cols matrix of probe values, reduce_axis's results for Op along its rows (the bits every
+// variant must give), its time and CUB's segmented reduce's in the same call.
+template <class T, class Op>
+struct Rows {
+  using R = result_t<T, Op>;
+  using Sem = piece_semantics_t<T, Op>;
+  const L2Flush& flush;
+  int repeats;
+  std::uint64_t rows, cols;
+  T* x = nullptr;
+  R* out = nullptr;
+  unsigned long long* redo = nullptr;
+  std::vector<R> want;
+  Pieces p;
+  double bytes;
+
+  Rows(const L2Flush& f, int r, std::uint64_t rows_, std::uint64_t cols_)
+      : flush(f), repeats(r), rows(rows_), cols(cols_), want(rows_), bytes(double(rows_) * cols_ * sizeof(T)) {
+    const std::uint64_t n = rows * cols;
+    std::vector<T> h(n);
+    for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<T>(i);
+    CK(cudaMalloc(&x, n * sizeof(T)));
+    CK(cudaMalloc(&out, rows * sizeof(R)));
+    CK(cudaMalloc(&redo, 1 << 20));
+    CK(cudaMemset(redo, 0, 1 << 20));
+    CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    const Matrix m{rows, cols, 0};
+    check(matrix_pieces(x, m, 1, out, &p));
+    const float lib_us = cold_us(flush, [&] { check(reduce_axis(x, m, 1, Op{}, out, nullptr, {})); }, repeats);
+    CK(cudaMemcpy(want.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
+    std::printf("%llu x %llu %s %s: reduce_axis %.1f us (%.0f GB/s)", static_cast<unsigned long long>(rows),
+                static_cast<unsigned long long>(cols), probe_type_name<T>(), std::is_same_v<Op, op::max> ? "max" : "sum",
+                lib_us, bytes / (lib_us * 1e3));
+    cub_time();
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  ~Rows() {
+    CK(cudaFree(x));
+    CK(cudaFree(out));
+    CK(cudaFree(redo));
+  }
+
+  void cub_time() {
+    if constexpr (!std::is_same_v<T, reducelab::half> && !std::is_same_v<T, reducelab::bfloat16>) {
+      std::vector<std::int64_t> h(rows + 1);
+      for (std::uint64_t i = 0; i <= rows; ++i) h[i] = static_cast<std::int64_t>(i * cols);
+      std::int64_t* offsets = nullptr;
+      CK(cudaMalloc(&offsets, h.size() * sizeof(std::int64_t)));
+      CK(cudaMemcpy(offsets, h.data(), h.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+      T* cub_out = nullptr;
+      CK(cudaMalloc(&cub_out, rows * sizeof(T)));
+      const auto segments = static_cast<::cuda::std::int64_t>(rows);
+      const auto call = [&](void* temp, std::size_t& temp_bytes) {
+        if constexpr (std::is_same_v<Op, op::max>)
+          CK(cub::DeviceSegmentedReduce::Max(temp, temp_bytes, x, cub_out, segments, offsets, offsets + 1));
+        else
+          CK(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, x, cub_out, segments, offsets, offsets + 1));
+      };
+      std::size_t temp_bytes = 0;
+      call(nullptr, temp_bytes);
+      void* temp = nullptr;
+      CK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
+      const float us = cold_us(flush, [&] { call(temp, temp_bytes); }, repeats);
+      std::printf("; CUB %.1f us (%.0f GB/s)", us, bytes / (us * 1e3));
+      CK(cudaFree(temp));
+      CK(cudaFree(cub_out));
+      CK(cudaFree(offsets));
+    }
+  }
+
+  // One variant: `launch` timed cold, its results compared with reduce_axis's.
+  template <class K, class Launch>
+  void time(const char* what, K kernel, Launch launch) {
+    CK(cudaMemset(out, 0xff, rows * sizeof(R)));
+    const float us = cold_us(flush, launch, repeats);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    std::vector<R> got(rows);
+    CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
+    std::printf("  %-36s %8.1f us %6.0f GB/s", what, us, bytes / (us * 1e3));
+    print_kernel(kernel);
+    std::printf("%s\n", std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
+    std::fflush(stdout);
+  }
+};
+
+template <class T, class Op, unsigned kLoads>
+void split_variant(Rows<T, Op>& c, unsigned k, const char* what) {
+  using Sem = typename Rows<T, Op>::Sem;
+  const auto kernel = split_rows<T, Sem, kLoads>;
+  c.time(what, kernel, [&] {
+    CK(launch_kernel_clustered(kernel, static_cast<unsigned>(c.rows * k), k, nullptr, static_cast<const T*>(c.x), c.p,
+                               c.out, c.redo));
+  });
+}
+
+template <class T, class Op, unsigned kLoads>
+void few(const L2Flush& flush, int repeats, std::uint64_t rows = 256, bool all = true) {
+  Rows<T, Op> c(flush, repeats, rows, 1 << 20);
+  for (int pass = 0; pass < 2; ++pass) {
+    split_variant<T, Op, kLoads>(c, 1, "a block a row");
+    split_variant<T, Op, kLoads>(c, 2, "a cluster of 2 a row");
+    if (!all) continue;
+    split_variant<T, Op, kLoads>(c, 4, "a cluster of 4 a row");
+    split_variant<T, Op, kLoads>(c, 8, "a cluster of 8 a row");
+    if constexpr (kLoads == 16) split_variant<T, Op, 8>(c, 4, "a cluster of 4 a row, 8 loads");
+  }
+}
+
+template <class T>
+void warps(const L2Flush& flush, int repeats, std::uint64_t rows) {
+  Rows<T, op::sum> c(flush, repeats, rows, 16384);
+  using Sem = typename Rows<T, op::sum>::Sem;
+  const unsigned grid = static_cast<unsigned>((c.rows + kWarps - 1) / kWarps);
+  const auto run = [&](const char* what, auto kernel) {
+    c.time(what, kernel, [&] { kernel<<<grid, kThreads>>>(c.x, c.p, c.out, c.redo); });
+  };
+  const auto by_block = [&](const char* what, auto kernel) {
+    c.time(what, kernel, [&] { kernel<<<static_cast<unsigned>(c.rows), kThreads>>>(c.x, c.p, c.out, c.redo); });
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    run("a warp a row, 4 loads (the library's)", warp_rows_in<T, Sem, 4, 4>);
+    run("a warp a row, 4 loads, 5 blocks/SM", warp_rows_in<T, Sem, 4, 5>);
+    run("a warp a row, 4 loads, 6 blocks/SM", warp_rows_in<T, Sem, 4, 6>);
+    run("a warp a row, 8 loads, 3 blocks/SM", warp_rows_in<T, Sem, 8, 3>);
+    by_block("a block a row, a window a thread", block_rows_in<T, Sem, 4>);
+    by_block("a block a row, a window a round", block_rows_in<T, Sem, 4, 0, true>);
+    by_block("a block a row, 8 loads, windows of rounds", block_rows_in<T, Sem, 8, 0, true>);
+  }
+}
+
+template <class T>
+void blocks(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) {
+  Rows<T, op::sum> c(flush, repeats, rows, cols);
+  using Sem = typename Rows<T, op::sum>::Sem;
+  const auto run = [&](const char* what, auto kernel) {
+    c.time(what, kernel, [&] { kernel<<<static_cast<unsigned>(c.rows), kThreads>>>(c.x, c.p, c.out, c.redo); });
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    run("a block a row, 4 loads (the library's)", block_rows_in<T, Sem, 4>);
+    run("a block a row, 6 loads", block_rows_in<T, Sem, 6>);
+    run("a block a row, 6 loads, 4 blocks/SM", block_rows_in<T, Sem, 6, 4>);
+    run("a block a row, 8 loads", block_rows_in<T, Sem, 8>);
+    run("a block a row, 8 loads, 4 blocks/SM", block_rows_in<T, Sem, 8, 4>);
+    run("a block a row, 16 loads", block_rows_in<T, Sem, 16>);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 10;
+  const char* only = argc > 2 ? argv[2] : "";
+  const auto part = [&](const char* name) { return only[0] == 0 || std::strcmp(only, name) == 0; };
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device %s; long rows, cold, median of %d\n", prop.name, repeats);
+  L2Flush flush(prop);
+  if (part("counts")) {  // other counts of rows of 2^20: a block a row against a cluster of two
+    for (const std::uint64_t rows : {132ull, 384ull, 512ull, 600ull}) {
+      few<double, op::max, 16>(flush, repeats, rows, false);
+      few<float, op::max, 16>(flush, repeats, rows, false);
+    }
+    few<int, op::max, 16>(flush, repeats, 384, false);
+    few<reducelab::half, op::max, 8>(flush, repeats, 384, false);
+  }
+  if (part("few")) {
+    few<double, op::max, 16>(flush, repeats);
+    few<float, op::max, 16>(flush, repeats);
+    few<int, op::max, 16>(flush, repeats);
+    few<reducelab::half, op::max, 8>(flush, repeats);
+    few<double, op::sum, 8>(flush, repeats);
+    few<float, op::sum, 8>(flush, repeats);
+    few<reducelab::half, op::sum, 8>(flush, repeats);
+  }
+  if (part("warps")) {
+    warps<float>(flush, repeats, 16384);
+    warps<float>(flush, repeats, 32768);
+    warps<reducelab::half>(flush, repeats, 16384);
+  }
+  if (part("blocks")) {
+    blocks<double>(flush, repeats, 16384, 16384);
+    blocks<double>(flush, repeats, 8192, 32768);
+  }
+  return 0;
+}
