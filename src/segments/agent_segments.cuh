@@ -2962,8 +2962,16 @@ __global__ void __launch_bounds__(kThreads)
 // reduceLongPieces keeps a window a thread: 38 registers against 54 for floats (six blocks an SM,
 // not four), and the H200 took 16384 x 16384 float sums 256.8 -> 242.0 us, 32768 x 16384 493.6 ->
 // 473.9, half sums 144.6 -> 143.5 (bench/split_probe warps, one call).
+// Double lanes take rounds of eight loads (68 registers, three blocks an SM, against 48 and five
+// with four): H200, bench/split_probe blocks, two calls, 16384 x 16384 double sums 479.3-480.4 ->
+// 475.7-476.6 us (CUB 472.0-472.3), 8192 x 32768 480.3-480.8 -> 475.9-476.4 (CUB 475.1-475.8);
+// six loads (61 registers, four an SM) took 514.7-518.4 and 479.8-479.9, sixteen (116, two an SM)
+// 477.0-477.9 and 474.7-475.1. Float lanes keep four: eight took 16384 x 16384 float sums 242.0 ->
+// 253.9 us.
 template <class T, class Sem>
 inline constexpr bool block_rows_v = is_exact_pieces<Sem>::value;
+template <class T, class Sem>
+inline constexpr unsigned kBlockRowLoads = cut_sums_v<T, Sem> ? 8 : 4;
 // Whether reduceBlockRows takes a call's long pieces (those reduceWarpRows and the eight-load
 // reduceLongPieces leave): a dense matrix's rows of exact sums or means.
 template <class T, class Sem>
@@ -2981,8 +2989,8 @@ __global__ void __launch_bounds__(kThreads)
   let_consumer_start();  // the redo kernel may take its places: it waits for this one to end
   const std::uint64_t r = first + blockIdx.x;
   if (r >= pieces.count) return;  // the whole block
-  const Acc acc = block_fold<Sem>(lane_fold_free<T, Sem, 4>(input + r * pieces.step, pieces.length, kThreads, threadIdx.x),
-                                  slots);
+  const Acc acc = block_fold<Sem>(
+      lane_fold_free<T, Sem, kBlockRowLoads<T, Sem>>(input + r * pieces.step, pieces.length, kThreads, threadIdx.x), slots);
   if (threadIdx.x == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
 }
 
