@@ -1,16 +1,15 @@
-// split_probe: the long rows still read slower than CUB's segmented reduce, against variants that
-// change how many lanes and loads take a row, each beside reduce_axis and CUB in the same call, on
-// device 0, cold (behind an L2 flush), median of R; every variant's results compared bit for bit
-// with reduce_axis's.
-//   few:   256 x 2^20 maxima and exact sums, a row cut into 1, 2 or 4 parts, one block each, the
-//          blocks of a row one thread-block cluster (the parts meet in the first block's shared
-//          memory), eight or sixteen loads a thread;
-//   warps: 16384 x 16384 exact float, half and bfloat16 sums a warp a row (reduceWarpRows) with
-//          four and with eight loads a lane a round; 32768 x 16384 floats too (twice the rows: what
-//          the end of the grid costs);
-//   blocks: 16384 x 16384 and 8192 x 32768 exact double sums a block a row (reduceBlockRows) with
-//          four and with eight loads a thread a round.
+// split_probe: the long rows that read slower than CUB's segmented reduce, against variants of
+// their kernels, each beside reduce_axis and CUB in the same call, on device 0, cold (behind an L2
+// flush), median of R; every variant's results compared bit for bit with reduce_axis's.
+//   few:    256 x 2^20 maxima and exact sums, a row cut into 1, 2, 4 or 8 parts, one block each, the
+//           blocks of a row one thread-block cluster (the parts meet in the first block's shared
+//           memory; the library's reduceSplitRows takes two), sixteen or eight loads a thread;
 //   counts: 132, 384, 512 and 600 rows of 2^20: a block a row against a cluster of two;
+//   warps:  16384 x 16384 and 32768 x 16384 exact float sums and 16384 x 16384 half sums a warp a
+//           row (reduceWarpRows) with four and eight loads a lane and bound to 3 to 6 blocks an SM,
+//           and a block a row with a window a thread (RunningFold) or a window a round;
+//   blocks: 16384 x 16384 and 8192 x 32768 exact double sums a block a row (reduceBlockRows) with
+//           4, 6, 8 or 16 loads a thread a round, some bound to four blocks an SM.
 //   split_probe [repeats=10] [few|counts|warps|blocks: only that part]
 #include <cuda_runtime.h>
 
@@ -218,12 +217,12 @@ void warps(const L2Flush& flush, int repeats, std::uint64_t rows) {
     c.time(what, kernel, [&] { kernel<<<static_cast<unsigned>(c.rows), kThreads>>>(c.x, c.p, c.out, c.redo); });
   };
   for (int pass = 0; pass < 2; ++pass) {
-    run("a warp a row, 4 loads (the library's)", warp_rows_in<T, Sem, 4, 4>);
+    run("a warp a row, 4 loads (reduceWarpRows)", warp_rows_in<T, Sem, 4, 4>);
     run("a warp a row, 4 loads, 5 blocks/SM", warp_rows_in<T, Sem, 4, 5>);
     run("a warp a row, 4 loads, 6 blocks/SM", warp_rows_in<T, Sem, 4, 6>);
     run("a warp a row, 8 loads, 3 blocks/SM", warp_rows_in<T, Sem, 8, 3>);
     by_block("a block a row, a window a thread", block_rows_in<T, Sem, 4>);
-    by_block("a block a row, a window a round", block_rows_in<T, Sem, 4, 0, true>);
+    by_block("a block a row, a window a round (float: the library's)", block_rows_in<T, Sem, 4, 0, true>);
     by_block("a block a row, 8 loads, windows of rounds", block_rows_in<T, Sem, 8, 0, true>);
   }
 }
@@ -236,10 +235,10 @@ void blocks(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t
     c.time(what, kernel, [&] { kernel<<<static_cast<unsigned>(c.rows), kThreads>>>(c.x, c.p, c.out, c.redo); });
   };
   for (int pass = 0; pass < 2; ++pass) {
-    run("a block a row, 4 loads (the library's)", block_rows_in<T, Sem, 4>);
+    run("a block a row, 4 loads", block_rows_in<T, Sem, 4>);
     run("a block a row, 6 loads", block_rows_in<T, Sem, 6>);
     run("a block a row, 6 loads, 4 blocks/SM", block_rows_in<T, Sem, 6, 4>);
-    run("a block a row, 8 loads", block_rows_in<T, Sem, 8>);
+    run("a block a row, 8 loads (the library's)", block_rows_in<T, Sem, 8>);
     run("a block a row, 8 loads, 4 blocks/SM", block_rows_in<T, Sem, 8, 4>);
     run("a block a row, 16 loads", block_rows_in<T, Sem, 16>);
   }
