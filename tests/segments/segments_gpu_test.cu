@@ -509,8 +509,9 @@ TEST(SegmentsGpuExact, MorePiecesToRedoThanTheListHolds) {
 
 // Fewer long rows of minima and maxima than twice the SMs take a thread-block cluster a row
 // (reduceSplitRows), more a block a row: as many rows as SMs, 1.5 and 3 times as many, rows of an
-// odd length, one with a pitch; grids 0, 1 (a block a row) and 7 (three clusters looping over the
-// rows), on and one element off a 256-byte boundary, against the CPU backend.
+// odd length, one with a pitch; grids 0, 1 (a block a row) and 7 (three clusters a launch, launched
+// again until every row is done), on and one element off a 256-byte boundary, against the CPU
+// backend.
 TYPED_TEST(SegmentsGpu, FewLongRowsOfExtremaHaveTheCpuBits) {
   REQUIRE_GPU();
   using T = TypeParam;
