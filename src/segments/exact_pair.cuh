@@ -147,6 +147,10 @@ struct ExactPieceSemantics {
   static constexpr bool has_atomic_combine = false;
   static constexpr bool exact_pieces = true;
   static constexpr bool kMean = std::is_same_v<Op, op::mean>;
+  // Warps sum their lanes' pairs on one grid first (warp_split_fold, block_reduce.cuh): float, half
+  // and bfloat16 lanes usually hold single doubles a few binades apart. Double lanes' pairs carry a
+  // second double some 53 binades below the first, past the grid's reach, so they keep the tree.
+  static constexpr bool kSplitWarpFold = !std::is_same_v<T, double>;
   RL_HD_INLINE static Acc identity() { return ExactPair{-0.0, 0.0}; }
   RL_HD_INLINE static Inner inner_identity() { return identity(); }
   RL_HD_INLINE static Inner lift(T x, std::uint64_t) {

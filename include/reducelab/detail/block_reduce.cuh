@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "reducelab/detail/exact_sum.cuh"
 #include "reducelab/detail/reduce_order.hpp"
 #include "reducelab/types.hpp"
 #include "reducelab/detail/portable.cuh"
@@ -61,9 +62,43 @@ __device__ __forceinline__ A shuffle_from(A v, unsigned from) {
   return shuffle_words(v, [&](auto x) { return __shfl_sync(kFullMask, x, from); });
 }
 
-// Lane 0 ends with combine over the warp in the fixed tree; other lanes hold partial folds.
+// A warp's exact pairs (accumulators of two doubles whose sum is exact: the exact piece sums)
+// summed on one grid instead of merged pair by pair down the tree: the warp's largest and smallest
+// magnitudes by redux, each lane's two doubles split on the grid (split_add, exact_sum.cuh), the
+// grid parts and the rests in two plain double sums down the shuffle tree (exact: the grid is made
+// for the warp's 64 values), and lane 0's TwoSum of the two. Where the values lie farther apart
+// than the grid reaches, or are zeros only, or a pair is special (an infinity, NaN or a lost sum:
+// its first double is NaN), returns false in every lane and leaves v as it was.
+template <class A>
+__device__ __forceinline__ bool warp_split_fold(A& v) {
+  const bool special = v.a != v.a;
+  const std::uint32_t ma = split_magnitude(v.a), mb = split_magnitude(v.b);
+  const std::uint32_t most = special ? 0xffffffffu : (ma > mb ? ma : mb);  // special: no usable grid
+  const std::uint32_t la = ma - 1u, lb = mb - 1u;                           // zeros wrap to the top
+  const DoubleSplit grid = double_split(__reduce_max_sync(kFullMask, most), 2 * 32);
+  if (!split_holds(grid, __reduce_min_sync(kFullMask, la < lb ? la : lb))) return false;
+  double s1 = 0.0, s2 = 0.0;
+  split_add(grid.sigma, v.a, s1, s2);
+  split_add(grid.sigma, v.b, s1, s2);
+#pragma unroll
+  for (unsigned offset = 16; offset > 0; offset >>= 1) {
+    s1 += __shfl_down_sync(kFullMask, s1, offset);
+    s2 += __shfl_down_sync(kFullMask, s2, offset);
+  }
+  two_sum(s1, s2, v.a, v.b);
+  return true;
+}
+
+// Lane 0 ends with combine over the warp in the fixed tree; other lanes hold partial folds. Exact
+// pairs that ask for it (Sem::kSplitWarpFold) are summed on one grid first (warp_split_fold): any
+// grouping of an exact sum gives the same bits.
 template <class Sem>
 __device__ __forceinline__ typename Sem::Acc warp_fold(typename Sem::Acc v) {
+  if constexpr (requires { Sem::kSplitWarpFold; }) {
+    if constexpr (Sem::kSplitWarpFold) {
+      if (warp_split_fold(v)) return v;
+    }
+  }
 #pragma unroll
   for (unsigned offset = 16; offset > 0; offset >>= 1) v = Sem::combine(v, shuffle_down(v, offset));
   return v;
