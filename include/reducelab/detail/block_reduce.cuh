@@ -71,6 +71,10 @@ __device__ __forceinline__ A shuffle_from(A v, unsigned from) {
 // its first double is NaN), returns false in every lane and leaves v as it was.
 template <class A>
 __device__ __forceinline__ bool warp_split_fold(A& v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  (void)v;
+  return false;  // no redux before sm_80: the tree
+#else
   const bool special = v.a != v.a;
   const std::uint32_t ma = split_magnitude(v.a), mb = split_magnitude(v.b);
   const std::uint32_t most = special ? 0xffffffffu : (ma > mb ? ma : mb);  // special: no usable grid
@@ -87,6 +91,7 @@ __device__ __forceinline__ bool warp_split_fold(A& v) {
   }
   two_sum(s1, s2, v.a, v.b);
   return true;
+#endif
 }
 
 // Lane 0 ends with combine over the warp in the fixed tree; other lanes hold partial folds. Exact
