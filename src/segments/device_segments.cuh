@@ -83,7 +83,8 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
     }
   }
   // Whether the kernels that ran list nothing for reduceRedoPieces: those that read a few columns
-  // as one array (their last block sums a lost column again itself), or add half columns as integers.
+  // as one array (their last block sums a lost column again itself), add half columns as integers,
+  // or sum float rows a block each (the block's first warp sums a lost row again).
   bool redone_inside = false;
   if constexpr (Sem::order_free) {
     bool narrow = false;  // columns taken by a kernel of their own (read as one array, or half columns in bands)
@@ -422,6 +423,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
           for (std::uint64_t first = 0; first < pieces.count && e == cudaSuccess; first += grid)
             e = launch_kernel(reduceBlockRows<T, Sem>, grid, stream, input, launched, first, output, redo);
           if (e != cudaSuccess) return cuda_status(e, "launching reduceBlockRows");
+          redone_inside = block_rows_redo_v<T, Sem>;  // the call's only kernel (dense rows): it sums its lost rows again
         }
       }
       if (!split && !deep && !by_block)

@@ -363,41 +363,48 @@ __device__ __forceinline__ void store_piece(rl::gmem<typename Sem::Out> output, 
 
 // Sums one piece again exactly with the whole block (its digits in shared memory, as reduceExact
 // keeps them) and writes its result: elements x[0], x[stride], ... x[(length - 1) * stride].
-// Every thread of the block calls it; digits and misc[0] are free again when it returns. Out of
+// Every thread of the block calls it, or with kLanes = 32 every lane of the block's first warp
+// alone (the others may have left); digits and misc[0] are free again when it returns. Out of
 // line: inlined into a column kernel, it pushed that kernel's main loop into spills.
-template <class T, class Out, bool kMean>
+template <class T, class Out, bool kMean, unsigned kLanes = kThreads>
 __device__ __noinline__ void redo_piece(rl::gmem<const T> x, std::uint64_t stride, std::uint64_t length,
                                         rl::smem<unsigned long long> digits, rl::smem<unsigned> misc,
                                         rl::gmem<Out> out) {
+  static_assert(kLanes == kThreads || kLanes == 32, "a block or its first warp");
   constexpr int kD = ExactTraits<T>::kDigits;
   constexpr std::uint64_t kStrip = std::uint64_t(1) << 24;  // elements between carries of the digits
-  if (threadIdx.x < static_cast<unsigned>(kD)) digits[threadIdx.x] = 0ull;
-  if (threadIdx.x == 0) misc[0] = 0u;
-  __syncthreads();
+  const auto sync = [] {
+    if constexpr (kLanes == 32) __syncwarp();
+    else __syncthreads();
+  };
+  const unsigned t = threadIdx.x;  // below kLanes
+  for (unsigned d = t; d < static_cast<unsigned>(kD); d += kLanes) digits[d] = 0ull;
+  if (t == 0) misc[0] = 0u;
+  sync();
   const BlockDigits<T> spill{digits};
   ExactCarry carry;
   for (std::uint64_t strip = 0; strip < length; strip += kStrip) {
     const std::uint64_t stop = length - strip < kStrip ? length : strip + kStrip;
-    for (std::uint64_t e = strip + threadIdx.x; e < stop; e += kThreads) {
+    for (std::uint64_t e = strip + t; e < stop; e += kLanes) {
       const T v = x[e * stride];
       carry.add(exact_value(v), spill);
     }
-    __syncthreads();
-    if (threadIdx.x == 0)  // carry every digit but the top into [0, 2^32): no int64 overflows
+    sync();
+    if (t == 0)  // carry every digit but the top into [0, 2^32): no int64 overflows
       for (int d = 0; d + 1 < kD; ++d) {
         const auto s = static_cast<long long>(digits[d]);
         const long long c = s >> 32;
         digits[d] = static_cast<unsigned long long>(s - c * (1ll << 32));
         digits[d + 1] += static_cast<unsigned long long>(c);
       }
-    __syncthreads();
+    sync();
   }
   const unsigned seen = warp_finish<T>(carry, digits);
-  if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
-  __syncthreads();
+  if (t % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
+  sync();
   const unsigned flags = misc[0];
   write_result<T, Out, kMean>(digits, flags, length, out);
-  __syncthreads();  // digits and misc are reused by the next piece
+  sync();  // digits and misc are reused by the next piece
 }
 
 // Launch with kThreads threads and any grid, after the kernels that listed pieces in `redo`:

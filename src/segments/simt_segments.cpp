@@ -303,6 +303,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
           cfg.name = "reduceBlockRows";
           for (std::uint64_t first = 0; first < pieces.count; first += cfg.grid.x)
             rl::launch(reduceBlockRows<T, Sem>, cfg, in, launched, first, out, redo);
+          redone_inside = block_rows_redo_v<T, Sem>;
         }
       }
       if (!split && !deep && !by_block) rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo, longs);

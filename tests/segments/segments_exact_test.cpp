@@ -535,6 +535,44 @@ TEST(WarpRows, LongDoubleRowsHaveTheCpuBitsAWarpOrABlockEach) {
   }
 }
 
+// Rows a block each (reduceBlockRows) whose pair cannot hold them (lost_rows: 30 of them). Float
+// blocks sum their lost rows again themselves (no reduceRedoPieces launch follows; the runner
+// counts what the blocks summed again), double, half and bfloat16 blocks list them (the runner
+// counts the list): every planted row of floats and doubles, some of bfloat16's (its windows, in
+// plain double, settle some), none of half's (they fit the pair). Sums and means have the CPU
+// backend's bits at grids 0, 1 and 7.
+template <class T>
+void expect_block_rows_redone() {
+  constexpr bool inside = std::is_same_v<T, float>;
+  const LostRows<T> l = lost_rows<T>(30, 501);
+  const auto want = expected_axis(l.x, l.m, 1, op::sum{});
+  const auto want_mean = expected_axis(l.x, l.m, 1, op::mean{});
+  for (unsigned grid : {0u, 1u, 7u}) {
+    const std::string what = type_name<T>() + " grid " + std::to_string(grid);
+    simt::reset_accumulated_report();
+    expect_same(detail::simt_reduce_axis(l.x.data(), l.m, 1, op::sum{}, grid), want, "sum " + what);
+    const std::uint64_t redone = detail::simt_last_redone();
+    expect_same(detail::simt_reduce_axis(l.x.data(), l.m, 1, op::mean{}, grid), want_mean, "mean " + what);
+    const auto& grids = simt::accumulated_report().grids;
+    EXPECT_NE(std::find(grids.begin(), grids.end(), "reduceBlockRows"), grids.end()) << what;
+    EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceRedoPieces"), inside ? 0 : 2) << what;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      EXPECT_EQ(redone, l.planted) << what;
+    } else if constexpr (std::is_same_v<T, bfloat16>) {
+      EXPECT_GT(redone, 0u) << what;
+      EXPECT_LE(redone, l.planted) << what;
+    } else {
+      EXPECT_EQ(redone, 0u) << what;
+    }
+  }
+}
+TEST(BlockRows, LostRowsAreSummedAgainByTheirBlockOrListed) {
+  expect_block_rows_redone<float>();
+  expect_block_rows_redone<double>();
+  expect_block_rows_redone<bfloat16>();
+  expect_block_rows_redone<half>();
+}
+
 // Double rows are split on one grid (a row's in reduceCutRows, a lane's for several rounds in the
 // long rows' CutFold), the part below the grid checked by the exponents' range. Rows of values
 // 1 + k 2^-u (one grid for all) with one odd multiple of 2^-u and a zero, so that the exact sum lies

@@ -109,6 +109,23 @@ TYPED_TEST(SegmentsGpu, AxesHaveTheCpuBitsForEveryGridAndAlignment) {
   });
 }
 
+// Rows a block each whose pair cannot hold them (lost_rows), 2000 of them: more than the GPU holds
+// blocks of the few-rows kernels, so that reduceBlockRows takes them (float blocks sum their lost
+// rows again themselves, the others list them for the redo launch); sums and means.
+template <class T>
+void expect_lost_rows_on_gpu() {
+  const LostRows<T> l = lost_rows<T>(2000, 502);
+  expect_gpu_axis_has_cpu_bits(l.x, l.m, 1, op::sum{}, type_name<T>() + " sum of lost rows");
+  expect_gpu_axis_has_cpu_bits(l.x, l.m, 1, op::mean{}, type_name<T>() + " mean of lost rows");
+}
+TEST(SegmentsGpuExact, LostRowsABlockEachHaveTheCpuBits) {
+  REQUIRE_GPU();
+  expect_lost_rows_on_gpu<float>();
+  expect_lost_rows_on_gpu<double>();
+  expect_lost_rows_on_gpu<bfloat16>();
+  expect_lost_rows_on_gpu<half>();
+}
+
 // The columns of x (axis 0) under each of `ops` on the GPU, against the CPU backend.
 template <class T, class... Ops>
 void expect_gpu_columns_have_cpu_bits(const std::vector<T>& x, Matrix m, Ops... ops) {

@@ -238,4 +238,30 @@ void for_each_op(F&& f) {
   f(op::sum{}), f(op::prod{}), f(op::min{}), f(op::max{}), f(op::mean{}), f(op::argmin{}), f(op::argmax{});
 }
 
+// Rows past a warp's 32 or 64 KiB (a block each on the GPU and on SIMT: 9001 elements of 4 or 8
+// bytes, 33001 of 2) with a pitch, every third of them holding {2^e, 1, 2^-e, -2^e} among its
+// random values (e = 600 for doubles, 100 for float and bfloat16, 15 and -20 for half: a pair of
+// doubles cannot hold the first three; half's range fits it), rows 20 and 25 a NaN and an infinity.
+template <class T>
+struct LostRows {
+  std::vector<T> x;
+  Matrix m;
+  std::uint64_t planted = 0;  // rows with the four values
+};
+template <class T>
+LostRows<T> lost_rows(std::uint64_t rows, std::uint64_t seed) {
+  const std::uint64_t cols = sizeof(T) == 2 ? 33001 : 9001;
+  LostRows<T> l{random_input<T>(rows * (cols + 3), seed), Matrix{rows, cols, cols + 3}, 0};
+  const double big = std::is_same_v<T, double> ? 0x1p600 : std::is_same_v<T, half> ? 0x1p15 : 0x1p100;
+  const double tiny = std::is_same_v<T, double> ? 0x1p-600 : std::is_same_v<T, half> ? 0x1p-20 : 0x1p-100;
+  for (std::uint64_t r = 0; r < rows; r += 3, ++l.planted) {
+    T* row = l.x.data() + r * l.m.pitch;
+    const std::uint64_t k = r % 1000;
+    row[5 + k] = from_double<T>(big), row[4000] = from_double<T>(1.0), row[6000 - k] = from_double<T>(tiny);
+    row[cols - 1 - k] = from_double<T>(-big);
+  }
+  if (rows > 25) l.x[20 * l.m.pitch + 77] = from_double<T>(std::nan("")), l.x[25 * l.m.pitch + 88] = from_double<T>(-INFINITY);
+  return l;
+}
+
 }  // namespace rltest
