@@ -10,7 +10,12 @@
 //           and a block a row with a window a thread (RunningFold) or a window a round;
 //   blocks: 16384 x 16384 and 8192 x 32768 exact double sums a block a row (reduceBlockRows) with
 //           4, 6, 8 or 16 loads a thread a round, some bound to four blocks an SM.
-//   split_probe [repeats=10] [few|counts|warps|blocks: only that part]
+//   threads: 16384 x 16384 and 8192 x 32768 exact double sums, 16384 x 16384 float sums, a block a
+//           row with blocks of 64, 128, 256 or 512 threads.
+//   launches: 16384 x 16384 exact float and double sums: the library's row kernel launched plainly
+//           and as the library launches it, and a probe kernel with and without the library's
+//           start (programmatic dependent launch) and end (a lost row summed again in its block).
+//   split_probe [repeats=10] [few|counts|warps|blocks|threads|launches: only that part]
 #include <cuda_runtime.h>
 
 #include <cub/device/device_segmented_reduce.cuh>
@@ -86,12 +91,24 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   if (threadIdx.x == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
 }
 
+// block_rows_in with blocks of kT threads (a row's lanes) and a fold of their kT / 32 warps.
+template <class T, class Sem, unsigned kIn, unsigned kT, int kMinBlocks = 0, bool kRoundWindows = false>
+__global__ void __launch_bounds__(kT, kMinBlocks)
+    block_rows_sized(const T* input, Pieces pieces, typename Sem::Out* output, unsigned long long* redo) {
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[kT / 32];
+  const std::uint64_t r = blockIdx.x;
+  const Acc acc = block_fold<Sem, kT / 32>(
+      lane_fold_free<T, Sem, kIn, kRoundWindows>(input + r * pieces.step, pieces.length, kT, threadIdx.x), slot_storage);
+  if (threadIdx.x == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
+}
+
 template <class K>
-void print_kernel(K k) {
+void print_kernel(K k, unsigned threads = kThreads) {
   cudaFuncAttributes a;
   CK(cudaFuncGetAttributes(&a, k));
   int per_sm = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
   std::printf("  regs %3d, local %zu, %d blocks/SM", a.numRegs, a.localSizeBytes, per_sm);
 }
 
@@ -168,7 +185,7 @@ struct Rows {
 
   // One variant: `launch` timed cold, its results compared with reduce_axis's.
   template <class K, class Launch>
-  void time(const char* what, K kernel, Launch launch) {
+  void time(const char* what, K kernel, Launch launch, unsigned threads = kThreads) {
     CK(cudaMemset(out, 0xff, rows * sizeof(R)));
     const float us = cold_us(flush, launch, repeats);
     CK(cudaGetLastError());
@@ -176,7 +193,7 @@ struct Rows {
     std::vector<R> got(rows);
     CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
     std::printf("  %-36s %8.1f us %6.0f GB/s", what, us, bytes / (us * 1e3));
-    print_kernel(kernel);
+    print_kernel(kernel, threads);
     std::printf("%s\n", std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
     std::fflush(stdout);
   }
@@ -244,6 +261,95 @@ void blocks(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t
   }
 }
 
+// reduceBlockRows' parts one at a time: the programmatic-dependent-launch instructions at its start
+// (kGriddep: wait_for_producer, let_consumer_start) and its end (kRedo 0: the row listed for the
+// redo launch; 1: summed again by the whole block, after a barrier that tells it; 2: by the first
+// warp, the others gone: the library's). Bound as the library's kernel is (doubles: three blocks
+// an SM where the redo is in the kernel).
+template <class T, class Sem, unsigned kIn, bool kRoundWindows, bool kGriddep, int kRedo>
+__global__ void __launch_bounds__(kThreads, kRedo != 0 && std::is_same_v<T, double> ? 3 : 0)
+    block_rows_parts(const T* input, Pieces pieces, typename Sem::Out* output, unsigned long long* redo) {
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[kWarps];
+  if constexpr (kGriddep) {
+    wait_for_producer();
+    let_consumer_start();
+  }
+  const std::uint64_t r = blockIdx.x;
+  const T* row = input + r * pieces.step;
+  const Acc acc = block_fold<Sem>(lane_fold_free<T, Sem, kIn, kRoundWindows>(row, pieces.length, kThreads, threadIdx.x),
+                                  slot_storage);
+  __shared__ unsigned long long digits[ExactTraits<T>::kDigits];
+  __shared__ unsigned misc[1];
+  if constexpr (kRedo == 1) {
+    if (threadIdx.x == 0) {
+      const bool lost = Sem::needs_redo(acc);
+      if (!lost) output[r] = Sem::finish(acc, pieces.length);
+      misc[0] = lost ? 1u : 0u;
+    }
+    __syncthreads();
+    if (misc[0] == 0u) return;
+    __syncthreads();
+    redo_piece<T, typename Sem::Out, Sem::kMean>(row, 1, pieces.length, digits, misc, output + r);
+  } else if constexpr (kRedo == 2) {
+    if (threadIdx.x >= 32) return;
+    const bool lost = __shfl_sync(kFullMask, threadIdx.x == 0 && Sem::needs_redo(acc) ? 1 : 0, 0) != 0;
+    if (!lost) {
+      if (threadIdx.x == 0) output[r] = Sem::finish(acc, pieces.length);
+      return;
+    }
+    redo_piece<T, typename Sem::Out, Sem::kMean, 32>(row, 1, pieces.length, digits, misc, output + r);
+  } else {
+    if (threadIdx.x == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
+  }
+}
+
+// What reduce_axis adds to the row kernel: the library's kernel launched as the library does
+// (programmatic stream serialization) and plainly, and the probe's kernel with and without the
+// library's start and end; 16384 x 16384 exact float and double sums.
+template <class T, unsigned kIn, bool kRoundWindows>
+void launches(const L2Flush& flush, int repeats) {
+  Rows<T, op::sum> c(flush, repeats, 16384, 16384);
+  using Sem = typename Rows<T, op::sum>::Sem;
+  const unsigned grid = static_cast<unsigned>(c.rows);
+  const auto plain = [&](const char* what, auto kernel) {
+    c.time(what, kernel, [&] { kernel<<<grid, kThreads>>>(c.x, c.p, c.out, c.redo); });
+  };
+  const auto overlapped = [&](const char* what, auto kernel) {
+    c.time(what, kernel, [&] { CK(launch_kernel(kernel, grid, nullptr, static_cast<const T*>(c.x), c.p, c.out, c.redo)); });
+  };
+  constexpr auto library = reduceBlockRows<T, Sem>;
+  for (int pass = 0; pass < 2; ++pass) {
+    c.time("library kernel, plain launch", library,
+           [&] { library<<<grid, kThreads>>>(c.x, c.p, 0, c.out, c.redo); });
+    c.time("library kernel, overlapped launch", library,
+           [&] { CK(launch_kernel(library, grid, nullptr, static_cast<const T*>(c.x), c.p, std::uint64_t(0), c.out, c.redo)); });
+    plain("bare kernel (listing), plain", block_rows_parts<T, Sem, kIn, kRoundWindows, false, 0>);
+    overlapped("griddep (listing), overlapped", block_rows_parts<T, Sem, kIn, kRoundWindows, true, 0>);
+    plain("block redo, plain", block_rows_parts<T, Sem, kIn, kRoundWindows, false, 1>);
+    plain("warp redo, plain", block_rows_parts<T, Sem, kIn, kRoundWindows, false, 2>);
+    overlapped("griddep + warp redo, overlapped", block_rows_parts<T, Sem, kIn, kRoundWindows, true, 2>);
+  }
+}
+
+// Exact sums a block a row with blocks of 64 to 512 threads (more, smaller blocks an SM: a block's
+// fold at its row's end stalls a smaller share of the SM's loads).
+template <class T, unsigned kIn, bool kRoundWindows>
+void threads(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) {
+  Rows<T, op::sum> c(flush, repeats, rows, cols);
+  using Sem = typename Rows<T, op::sum>::Sem;
+  const auto run = [&]<unsigned kT>(const char* what, auto kernel) {
+    c.time(what, kernel, [&] { kernel<<<static_cast<unsigned>(c.rows), kT>>>(c.x, c.p, c.out, c.redo); }, kT);
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    run.template operator()<256>("256 threads (the library's)", block_rows_sized<T, Sem, kIn, 256, 0, kRoundWindows>);
+    run.template operator()<128>("128 threads", block_rows_sized<T, Sem, kIn, 128, 0, kRoundWindows>);
+    run.template operator()<64>("64 threads", block_rows_sized<T, Sem, kIn, 64, 0, kRoundWindows>);
+    run.template operator()<512>("512 threads", block_rows_sized<T, Sem, kIn, 512, 0, kRoundWindows>);
+    if constexpr (kIn == 8) run.template operator()<128>("128 threads, 4 loads", block_rows_sized<T, Sem, 4, 128, 0, kRoundWindows>);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -275,6 +381,15 @@ int main(int argc, char** argv) {
     warps<float>(flush, repeats, 16384);
     warps<float>(flush, repeats, 32768);
     warps<reducelab::half>(flush, repeats, 16384);
+  }
+  if (part("launches")) {
+    launches<float, 4, true>(flush, repeats);
+    launches<double, 8, false>(flush, repeats);
+  }
+  if (part("threads")) {
+    threads<double, 8, false>(flush, repeats, 16384, 16384);
+    threads<double, 8, false>(flush, repeats, 8192, 32768);
+    threads<float, 4, true>(flush, repeats, 16384, 16384);
   }
   if (part("blocks")) {
     blocks<double>(flush, repeats, 16384, 16384);

@@ -174,12 +174,15 @@ __device__ __forceinline__ typename Sem::Acc block_fold_limbs(typename Sem::Acc 
   return r;
 }
 
-// Thread 0 ends with the block's fold. `slots` holds kWarps accumulators in shared memory. The
-// block must call it uniformly (it has a barrier); it leaves `slots` free to reuse after a
-// barrier. A wide integer (Sem::kOrBits) folds through block_fold_limbs instead.
-template <class Sem>
+// Thread 0 ends with the block's fold. `slots` holds kBlockWarps accumulators in shared memory
+// (the block's warps: kWarps, or fewer for a smaller block). The block must call it uniformly (it
+// has a barrier); it leaves `slots` free to reuse after a barrier. A wide integer (Sem::kOrBits)
+// folds through block_fold_limbs instead (blocks of kThreads only).
+template <class Sem, unsigned kBlockWarps = kWarps>
 __device__ __forceinline__ typename Sem::Acc block_fold(typename Sem::Acc v, rl::smem<typename Sem::Acc> slots) {
+  static_assert(kBlockWarps >= 1 && kBlockWarps <= 32, "a block of 1 to 32 warps");
   if constexpr (requires { Sem::kOrBits; }) {
+    static_assert(kBlockWarps == kWarps, "block_fold_limbs folds blocks of kThreads");
     (void)slots;
     return block_fold_limbs<Sem>(v);
   }
@@ -190,7 +193,7 @@ __device__ __forceinline__ typename Sem::Acc block_fold(typename Sem::Acc v, rl:
   __syncthreads();
   if (warp == 0) {
     Acc w = Sem::identity();
-    if (lane < kWarps) w = slots[lane];
+    if (lane < kBlockWarps) w = slots[lane];
     v = warp_fold<Sem>(w);
   }
   return v;
