@@ -15,7 +15,9 @@
 //   launches: 16384 x 16384 exact float and double sums: the library's row kernel launched plainly
 //           and as the library launches it, and a probe kernel with and without the library's
 //           start (programmatic dependent launch) and end (a lost row summed again in its block).
-//   split_probe [repeats=10] [few|counts|warps|blocks|threads|launches: only that part]
+//   reads: 16384 x 16384 plain double sums a block a row, the block's loads striped (the library's
+//           shape) or in neighbouring pairs (CUB's), to isolate the reads' shape.
+//   split_probe [repeats=10] [few|counts|warps|blocks|threads|launches|reads: only that part]
 #include <cuda_runtime.h>
 
 #include <cub/device/device_segmented_reduce.cuh>
@@ -332,6 +334,71 @@ void launches(const L2Flush& flush, int repeats) {
   }
 }
 
+// Plain (not exact) double sums of a row a block, to isolate the reads' shape from the exact
+// arithmetic: kLoads 16-byte loads a thread a round, the block's threads striped over the round
+// (thread t takes vectors t, t + 256, ...: the library's shape), or in pairs (kPaired: thread t
+// takes the two neighbouring vectors 2t and 2t + 1 of each 512-vector span, as CUB's segmented
+// reduce loads four doubles a thread). Row lengths a multiple of the round; the results are
+// written (not compared: plain sums round differently from the exact ones).
+template <unsigned kLoads, bool kPaired>
+__global__ void __launch_bounds__(kThreads)
+    plain_rows(const double* input, Pieces pieces, double* output, unsigned long long*) {
+  const double2* row = reinterpret_cast<const double2*>(input + blockIdx.x * pieces.step);
+  const std::uint64_t vectors = pieces.length / 2;
+  constexpr unsigned kRound = kThreads * kLoads;
+  double a = 0, b = 0;
+  for (std::uint64_t base = 0; base < vectors; base += kRound) {
+    double2 v[kLoads];
+#pragma unroll
+    for (unsigned j = 0; j < kLoads; ++j) {
+      const unsigned k = kPaired ? (j / 2) * (2 * kThreads) + 2 * threadIdx.x + j % 2 : j * kThreads + threadIdx.x;
+      v[j] = __ldg(row + base + k);
+    }
+#pragma unroll
+    for (unsigned j = 0; j < kLoads; ++j) a += v[j].x, b += v[j].y;
+  }
+  a += b;
+  for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(kFullMask, a, o);
+  __shared__ double w[kWarps];
+  if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = a;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double t = 0;
+    for (unsigned i = 0; i < kWarps; ++i) t += w[i];
+    output[blockIdx.x] = t;
+  }
+}
+
+// The reads' shape alone (plain_rows) beside the exact kernels: 16384 x 16384 doubles, at the
+// blocks an SM the kernel holds by its registers (eight) and at the library's three (dynamic
+// shared memory that leaves room for no more).
+void reads(const L2Flush& flush, int repeats) {
+  Rows<double, op::sum> c(flush, repeats, 16384, 16384);
+  const unsigned grid = static_cast<unsigned>(c.rows);
+  int sm_bytes = 0;
+  CK(cudaDeviceGetAttribute(&sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+  const auto run = [&](const char* what, auto kernel, int per_sm) {
+    const int smem = per_sm ? sm_bytes / per_sm - 2048 : 0;
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int held = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&held, kernel, kThreads, smem));
+    const float us = cold_us(flush, [&] { kernel<<<grid, kThreads, smem>>>(c.x, c.p, c.out, c.redo); }, c.repeats);
+    CK(cudaGetLastError());
+    std::printf("  %-36s %8.1f us %6.0f GB/s  %d blocks/SM\n", what, us, c.bytes / (us * 1e3), held);
+    std::fflush(stdout);
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    run("plain, 8 loads striped", plain_rows<8, false>, 0);
+    run("plain, 8 loads paired", plain_rows<8, true>, 0);
+    run("plain, 4 loads striped", plain_rows<4, false>, 0);
+    run("plain, 4 loads paired", plain_rows<4, true>, 0);
+    run("plain, 8 loads striped, 3 an SM", plain_rows<8, false>, 3);
+    run("plain, 8 loads paired, 3 an SM", plain_rows<8, true>, 3);
+    run("plain, 4 loads striped, 6 an SM", plain_rows<4, false>, 6);
+    run("plain, 4 loads paired, 6 an SM", plain_rows<4, true>, 6);
+  }
+}
+
 // Exact sums a block a row with blocks of 64 to 512 threads (more, smaller blocks an SM: a block's
 // fold at its row's end stalls a smaller share of the SM's loads).
 template <class T, unsigned kIn, bool kRoundWindows>
@@ -382,6 +449,7 @@ int main(int argc, char** argv) {
     warps<float>(flush, repeats, 32768);
     warps<reducelab::half>(flush, repeats, 16384);
   }
+  if (part("reads")) reads(flush, repeats);
   if (part("launches")) {
     launches<float, 4, true>(flush, repeats);
     launches<double, 8, false>(flush, repeats);
