@@ -2983,9 +2983,10 @@ inline bool block_rows_fit(const Pieces& p) {
 // (redo_piece, out of line), so that no reduceRedoPieces launch follows; the other warps leave
 // after the fold as they do without it, so no barrier is added to the rows' ends (the kernel
 // keeps its 38 registers). H200, 16384 x 16384 float sums, every listed shape's run before and
-// after: 240.3 -> 237.9 us (CUB 237.7 and 237.4). Doubles keep the list: the redo in their kernel
-// took ptxas from 68 registers to 108 (two blocks an SM), bound to three blocks an SM to 80, and
-// 16384 x 16384 double sums 476.5 -> 477.4 us; half and bfloat16 keep it too.
+// two after: 240.3 -> 237.9 and 239.1 us (CUB 237.7, then 237.4 and 239.5). Doubles keep the
+// list: the redo in their kernel took ptxas from 68 registers to 108 (two blocks an SM), bound to
+// three blocks an SM to 80, and 16384 x 16384 double sums 476.5 -> 477.4 us; half and bfloat16
+// keep it too.
 template <class T, class Sem>
 inline constexpr bool block_rows_redo_v = block_rows_v<T, Sem> && std::is_same_v<T, float>;
 template <class T, class Sem>
@@ -3003,11 +3004,9 @@ __global__ void __launch_bounds__(kThreads)
   const Acc acc = block_fold<Sem>(lane_fold_free<T, Sem, kBlockRowLoads<T, Sem>>(row, pieces.length, kThreads, threadIdx.x), slots);
   if constexpr (block_rows_redo_v<T, Sem>) {
     if (threadIdx.x >= 32) return;  // block_fold leaves the row's pair in thread 0
-    const bool lost = __shfl_sync(kFullMask, threadIdx.x == 0 && Sem::needs_redo(acc) ? 1 : 0, 0) != 0;
-    if (!lost) {
-      if (threadIdx.x == 0) output[r] = Sem::finish(acc, pieces.length);
-      return;
-    }
+    bool lost = false;              // written, or lost: then the warp sums the row again
+    if (threadIdx.x == 0) store_or_list<Sem>(output, r, acc, pieces.length, [&](std::uint64_t) { lost = true; });
+    if (__shfl_sync(kFullMask, lost ? 1 : 0, 0) == 0) return;
     __shared__ unsigned long long digit_storage[ExactTraits<T>::kDigits];
     __shared__ unsigned misc_storage[1];  // the row's flags
     redo_piece<T, typename Sem::Out, Sem::kMean, 32>(row, 1, pieces.length, digit_storage, misc_storage, output + r);
