@@ -17,7 +17,10 @@
 //           start (programmatic dependent launch) and end (a lost row summed again in its block).
 //   reads: 16384 x 16384 plain double sums a block a row, the block's loads striped (the library's
 //           shape) or in neighbouring pairs (CUB's), to isolate the reads' shape.
-//   split_probe [repeats=10] [few|counts|warps|blocks|threads|launches|reads: only that part]
+//   staged: 16384 x 16384 and 8192 x 32768 exact (and plain) double sums a block a row through a
+//           ring of shared memory that bulk copies fill (no registers for the loads in flight),
+//           beside the library's kernel and it bound to four blocks an SM.
+//   split_probe [repeats=10] [few|counts|warps|blocks|threads|launches|reads|staged: only that part]
 #include <cuda_runtime.h>
 
 #include <cub/device/device_segmented_reduce.cuh>
@@ -417,6 +420,363 @@ void threads(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_
   }
 }
 
+// ---- staged: rows through a ring of shared memory filled by bulk copies ----------------------
+// Exact double sums (kExact; else plain double sums, to isolate the reads) of a matrix's rows, a
+// row at a time on each of the blocks the GPU holds, the loads in flight held by no register:
+// thread 0 fills a ring of kStages stages of kT * kIn 16-byte vectors with bulk copies
+// (cp.async.bulk, each stage's bytes counted on its mbarrier), kStages stages ahead and on across
+// the rows' ends; every thread folds kIn vectors of a stage (striped as the library's loads) with
+// CutFold, then the block meets (a barrier) before thread 0 fills the stage again. Block b starts
+// with row b and takes the next from a counter (*next, zero at launch), so the blocks end within
+// a row of each other. Rows 16-byte aligned, a whole number of stages long.
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+// The mbarrier and bulk-copy instructions (sm_90); built for an older GPU they trap.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define STAGED_ASM(...) __trap()
+#else
+#define STAGED_ASM(...) asm volatile(__VA_ARGS__)
+#endif
+__device__ __forceinline__ void bar_init(const void* bar, unsigned count) {
+  STAGED_ASM("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void bar_init_fence() { STAGED_ASM("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+__device__ __forceinline__ void bar_arrive(const void* bar) {
+  STAGED_ASM("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// `bytes` of src into dst, counted on bar (which this arrival also expects them on).
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, std::uint32_t bytes, const void* bar) {
+  STAGED_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+  STAGED_ASM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                 smem_addr(dst)),
+             "l"(src), "r"(bytes), "r"(smem_addr(bar))
+             : "memory");
+}
+__device__ __forceinline__ bool stage_ready(const void* bar, std::uint32_t parity) {
+  std::uint32_t ok = 0;
+  STAGED_ASM(
+      "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(ok)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return ok != 0;
+}
+// The filling side of a ring of kStages stages of kStageVectors vectors: which row and chunk stage
+// c gets, and its copy. Block b starts with row b; the next row comes from the counter (or, kStatic,
+// is row + gridDim.x). Past the last row the stage gets row ~0 and an arrival without bytes, which
+// wakes its readers to leave. Returns whether it copied.
+template <unsigned kStageVectors, unsigned kStages, bool kStatic = false>
+struct RingFill {
+  std::uint64_t row = blockIdx.x, chunk = 0;  // the row being filled, its next chunk
+  __device__ bool fill(std::uint64_t c, const double* input, const Pieces& pieces, std::uint64_t per_row,
+                       unsigned long long* next, unsigned long long* full, std::uint64_t* row_of, unsigned char* ring) {
+    const unsigned s = static_cast<unsigned>(c % kStages);
+    if (chunk == per_row) {
+      row = kStatic ? row + gridDim.x : gridDim.x + atomicAdd(next, 1ull);
+      chunk = 0;
+    }
+    if (row >= pieces.count) {
+      row_of[s] = ~0ull;
+      bar_arrive(&full[s]);
+      return false;
+    }
+    row_of[s] = row;
+    const double* src = input + row * pieces.step + chunk * 2 * kStageVectors;
+    ++chunk;
+    bulk_copy(ring + s * kStageVectors * 16, src, kStageVectors * 16, &full[s]);
+    return true;
+  }
+};
+template <unsigned kT, unsigned kIn, unsigned kStages, bool kExact>
+__global__ void __launch_bounds__(kT, 1)
+    staged_rows(const double* input, Pieces pieces, double* output, unsigned long long* next) {
+  using Sem = piece_semantics_t<double, op::sum>;
+  using Acc = typename Sem::Acc;
+  constexpr unsigned kStageVectors = kT * kIn;
+  extern __shared__ __align__(128) unsigned char ring_bytes[];
+  const Vec<double>* ring = reinterpret_cast<const Vec<double>*>(ring_bytes);
+  __shared__ __align__(8) unsigned long long full[kStages];
+  __shared__ std::uint64_t row_of[kStages];
+  __shared__ Acc slot_storage[kT / 32];
+  __shared__ double plain_slots[kT / 32];
+  const unsigned t = threadIdx.x;
+  const std::uint64_t per_row = pieces.length / (2 * kStageVectors);  // stages a row
+  RingFill<kStageVectors, kStages> filler;  // thread 0's
+  if (t == 0) {
+    for (unsigned s = 0; s < kStages; ++s) bar_init(&full[s], 1);
+    bar_init_fence();
+    for (unsigned c = 0; c < kStages && filler.fill(c, input, pieces, per_row, next, full, row_of, ring_bytes); ++c) {
+    }
+  }
+  __syncthreads();
+  CutFold fold;
+  double pa = 0, pb = 0;
+  std::uint64_t chunk = 0;  // the chunk of its row the stage holds
+  for (std::uint64_t c = 0;; ++c) {
+    const unsigned s = static_cast<unsigned>(c % kStages);
+    while (!stage_ready(&full[s], static_cast<std::uint32_t>((c / kStages) & 1))) {
+    }
+    const std::uint64_t r = row_of[s];
+    if (r == ~0ull) break;
+    Vec<double> v[kIn];
+#pragma unroll
+    for (unsigned j = 0; j < kIn; ++j) v[j] = ring[s * kStageVectors + j * kT + t];
+    if constexpr (kExact) {
+      fold.template take_round<kIn>(v);
+    } else {
+#pragma unroll
+      for (unsigned j = 0; j < kIn; ++j) pa += v[j].v[0], pb += v[j].v[1];
+    }
+    __syncthreads();  // the stage is read: it may be filled again
+    if (t == 0) filler.fill(c + kStages, input, pieces, per_row, next, full, row_of, ring_bytes);
+    if (++chunk < per_row) continue;
+    chunk = 0;
+    if constexpr (kExact) {
+      fold.settle();
+      Acc acc{fold.a, fold.b};
+      if (!fold.exact) {
+        PairFold<double, Sem> pf;
+        fold_contiguous<double, 1>(pf, input + r * pieces.step, pieces.length, kT, t);
+        acc = pf.acc;
+      }
+      fold = CutFold{};
+      acc = block_fold<Sem, kT / 32>(acc, slot_storage);
+      if (t == 0) output[r] = Sem::finish(acc, pieces.length);
+    } else {
+      double a = pa + pb;
+      pa = pb = 0;
+      for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(kFullMask, a, o);
+      if (t % 32 == 0) plain_slots[t / 32] = a;
+      __syncthreads();
+      if (t == 0) {
+        double sum = 0;
+        for (unsigned w = 0; w < kT / 32; ++w) sum += plain_slots[w];
+        output[r] = sum;
+      }
+    }
+  }
+}
+
+// staged_rows with a producer warp of its own (warp kC's lane 0) and per-stage "empty" barriers
+// in place of the block's barrier after each stage: each consumer warp's lane 0 arrives on the
+// stage's empty barrier when its warp has read it, and the producer waits for all kC before it
+// fills the stage again; at a row's end only the consumer warps meet (named barrier 1), their
+// slots double-buffered by the row's parity.
+__device__ __forceinline__ void stage_wait(const void* bar, std::uint32_t parity) {
+  while (!stage_ready(bar, parity)) {
+  }
+}
+template <unsigned kC, unsigned kIn, unsigned kStages, bool kStatic = false, bool kLastFolds = false, bool kExact = true>
+__global__ void __launch_bounds__((kC + 1) * 32, 1)
+    staged_ws_rows(const double* input, Pieces pieces, double* output, unsigned long long* next) {
+  using Sem = piece_semantics_t<double, op::sum>;
+  using Acc = typename Sem::Acc;
+  constexpr unsigned kT = kC * 32;  // consumer threads
+  constexpr unsigned kStageVectors = kT * kIn;
+  extern __shared__ __align__(128) unsigned char ring_bytes[];
+  const Vec<double>* ring = reinterpret_cast<const Vec<double>*>(ring_bytes);
+  __shared__ __align__(8) unsigned long long full[kStages], empty[kStages];
+  __shared__ std::uint64_t row_of[kStages];
+  __shared__ Acc slots[2][kC];
+  __shared__ unsigned arrived[2];  // kLastFolds: warps whose row part is in slots[parity]
+  const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;
+  const std::uint64_t per_row = pieces.length / (2 * kStageVectors);
+  if (t == 0) {
+    for (unsigned s = 0; s < kStages; ++s) {
+      bar_init(&full[s], 1);
+      bar_init(&empty[s], kC);
+    }
+    arrived[0] = arrived[1] = 0;
+    bar_init_fence();
+  }
+  __syncthreads();
+  if (warp == kC) {  // the producer
+    if (lane != 0) return;
+    RingFill<kStageVectors, kStages, kStatic> filler;
+    for (std::uint64_t c = 0;; ++c) {
+      const unsigned s = static_cast<unsigned>(c % kStages);
+      if (c >= kStages) stage_wait(&empty[s], static_cast<std::uint32_t>(((c / kStages) - 1) & 1));
+      if (!filler.fill(c, input, pieces, per_row, next, full, row_of, ring_bytes)) return;
+    }
+  }
+  CutFold fold;
+  double pa = 0, pb = 0;
+  std::uint64_t chunk = 0, rows_done = 0;
+  for (std::uint64_t c = 0;; ++c) {
+    const unsigned s = static_cast<unsigned>(c % kStages);
+    stage_wait(&full[s], static_cast<std::uint32_t>((c / kStages) & 1));
+    const std::uint64_t r = row_of[s];
+    if (r == ~0ull) break;
+    Vec<double> v[kIn];
+#pragma unroll
+    for (unsigned j = 0; j < kIn; ++j) v[j] = ring[s * kStageVectors + j * kT + t];
+    __syncwarp();
+    if (lane == 0) bar_arrive(&empty[s]);
+    if constexpr (kExact) {
+      fold.take_round<kIn>(v);
+    } else {
+#pragma unroll
+      for (unsigned j = 0; j < kIn; ++j) pa += v[j].v[0], pb += v[j].v[1];
+    }
+    if (++chunk < per_row) continue;
+    chunk = 0;
+    Acc acc{};
+    if constexpr (kExact) {
+      fold.settle();
+      acc = Acc{fold.a, fold.b};
+      if (!fold.exact) {
+        PairFold<double, Sem> pf;
+        fold_contiguous<double, 1>(pf, input + r * pieces.step, pieces.length, kT, t);
+        acc = pf.acc;
+      }
+      fold = CutFold{};
+      acc = warp_fold<Sem>(acc);
+    } else {
+      double a = pa + pb;
+      pa = pb = 0;
+      for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(kFullMask, a, o);
+      acc = Acc{a, 0.0};
+    }
+    const unsigned parity = static_cast<unsigned>(rows_done++ & 1);
+    Acc* set = slots[parity];
+    // The warp that folds the row's kC slots and writes the row.
+    const auto write_row = [&] {
+      const Acc w = lane < kC ? set[lane] : Sem::identity();
+      if constexpr (kExact) {
+        const Acc row = warp_fold<Sem>(w);
+        if (lane == 0) output[r] = Sem::finish(row, pieces.length);
+      } else {
+        double a = lane < kC ? w.a : 0.0;
+        for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(kFullMask, a, o);
+        if (lane == 0) output[r] = a;
+      }
+    };
+    if constexpr (kLastFolds) {
+      // The row's last warp to arrive folds the slots; no warp waits for the others. No warp
+      // can write these slots again (two rows on) before that fold: the ring keeps every warp
+      // within kStages stages of the slowest, and rows are at least kStages stages long.
+      unsigned last = 0;
+      if (lane == 0) {
+        set[warp] = acc;
+        __threadfence_block();
+        last = atomicAdd(&arrived[parity], 1u) == kC - 1 ? 1u : 0u;
+      }
+      if (__shfl_sync(kFullMask, last, 0) == 0) continue;
+      __threadfence_block();
+      if (lane == 0) arrived[parity] = 0;
+      write_row();
+    } else {
+      if (lane == 0) set[warp] = acc;
+      STAGED_ASM("bar.sync 1, %0;" ::"r"(kT) : "memory");
+      if (warp == 0) write_row();
+    }
+  }
+}
+
+// One staged kernel (kT threads, stages of `stage_bytes`, kStages of them) on the blocks the GPU
+// holds (per_sm_wanted: as much shared memory as leaves room for no more blocks an SM than that),
+// timed cold; exact sums compared with reduce_axis's bits. Each launch takes a fresh row counter.
+inline constexpr std::uint64_t kStagedCounters = 1 << 16;  // launches a call can time
+struct StagedRun {
+  Rows<double, op::sum>& c;
+  unsigned long long* counters;
+  std::uint64_t used = 0;
+
+  template <class K>
+  void time(const char* what, K kernel, unsigned threads, std::uint64_t stage_bytes, unsigned stages, bool exact,
+            int per_sm_wanted = 0) {
+    if (c.cols * sizeof(double) % stage_bytes != 0) {  // the kernels take whole stages
+      std::printf("  %-44s skipped: rows of %llu are not whole stages\n", what, static_cast<unsigned long long>(c.cols));
+      return;
+    }
+    int sm_bytes = 0, sms = 0, per_sm = 0;
+    CK(cudaDeviceGetAttribute(&sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int smem = std::max(static_cast<int>(stages * stage_bytes), per_sm_wanted ? sm_bytes / per_sm_wanted - 2048 : 0);
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), smem));
+    const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(c.rows, std::uint64_t(per_sm) * sms));
+    CK(cudaMemset(c.out, 0xff, c.rows * sizeof(double)));
+    const float us = cold_us(c.flush, [&] {
+      if (used == kStagedCounters) {
+        std::fprintf(stderr, "staged: more than %llu launches\n", static_cast<unsigned long long>(kStagedCounters));
+        std::exit(1);
+      }
+      kernel<<<grid, threads, smem>>>(c.x, c.p, c.out, counters + used++);
+    }, c.repeats);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    std::vector<double> got(c.rows);
+    CK(cudaMemcpy(got.data(), c.out, c.rows * sizeof(double), cudaMemcpyDeviceToHost));
+    cudaFuncAttributes a;
+    CK(cudaFuncGetAttributes(&a, kernel));
+    const bool equal = std::memcmp(got.data(), c.want.data(), c.rows * sizeof(double)) == 0;
+    std::printf("  %-44s %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM (%d B shared), grid %u%s\n", what, us,
+                c.bytes / (us * 1e3), a.numRegs, a.localSizeBytes, per_sm, smem, grid,
+                !exact ? "" : equal ? "  bits equal" : "  BITS DIFFER");
+    std::fflush(stdout);
+  }
+  template <unsigned kT, unsigned kIn, unsigned kStages, bool kExact = true>
+  void barrier(const char* what) {
+    time(what, staged_rows<kT, kIn, kStages, kExact>, kT, kT * kIn * 16, kStages, kExact);
+  }
+  template <unsigned kC, unsigned kIn, unsigned kStages, bool kStatic = false, bool kLastFolds = false, bool kExact = true>
+  void warps(const char* what, int per_sm_wanted = 0) {
+    if (kLastFolds && c.cols * sizeof(double) / (kC * 32 * kIn * 16) < kStages) {  // see staged_ws_rows
+      std::printf("  %-44s skipped: rows shorter than the ring\n", what);
+      return;
+    }
+    time(what, staged_ws_rows<kC, kIn, kStages, kStatic, kLastFolds, kExact>, (kC + 1) * 32, kC * 32 * kIn * 16, kStages,
+         kExact, per_sm_wanted);
+  }
+};
+
+// The staged rows against the library's kernel (and it bound to four blocks an SM).
+void staged(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) {
+  Rows<double, op::sum> c(flush, repeats, rows, cols);
+  using Sem = typename Rows<double, op::sum>::Sem;
+  unsigned long long* counters = nullptr;
+  CK(cudaMalloc(&counters, kStagedCounters * sizeof(unsigned long long)));
+  CK(cudaMemset(counters, 0, kStagedCounters * sizeof(unsigned long long)));
+  StagedRun run{c, counters};
+  const unsigned grid = static_cast<unsigned>(c.rows);
+  constexpr auto library = reduceBlockRows<double, Sem>;
+  constexpr auto bound = block_rows_in<double, Sem, 8, 4>;
+  for (int pass = 0; pass < 2; ++pass) {
+    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads>>>(c.x, c.p, 0, c.out, c.redo); });
+    c.time("a block a row, 8 loads, 4 blocks/SM", bound, [&] { bound<<<grid, kThreads>>>(c.x, c.p, c.out, c.redo); });
+    // the block's barrier after each stage
+    run.barrier<256, 8, 3>("barrier, 256 thr, 32 KiB x 3");
+    run.barrier<256, 4, 6>("barrier, 256 thr, 16 KiB x 6");
+    run.barrier<256, 4, 4>("barrier, 256 thr, 16 KiB x 4");
+    run.barrier<512, 4, 6>("barrier, 512 thr, 32 KiB x 6");
+    run.barrier<512, 2, 10>("barrier, 512 thr, 16 KiB x 10");
+    run.barrier<128, 8, 6>("barrier, 128 thr, 16 KiB x 6");
+    // a producer warp and empty barriers
+    run.warps<8, 8, 3>("warps, 8, 32 KiB x 3");
+    run.warps<8, 4, 6>("warps, 8, 16 KiB x 6");
+    run.warps<8, 4, 4>("warps, 8, 16 KiB x 4");
+    run.warps<16, 4, 6>("warps, 16, 32 KiB x 6");
+    run.warps<16, 2, 12>("warps, 16, 16 KiB x 12");
+    run.warps<4, 8, 6>("warps, 4, 16 KiB x 6");
+    run.warps<4, 8, 4>("warps, 4, 16 KiB x 4");
+    run.warps<8, 8, 2>("warps, 8, 32 KiB x 2");
+    run.warps<8, 8, 2, true>("warps, 8, 32 KiB x 2, static rows");
+    run.warps<8, 8, 2, false, true>("warps, 8, 32 KiB x 2, last warp folds");
+    run.warps<8, 8, 2, true, true>("warps, 8, 32 KiB x 2, static, last folds");
+    run.warps<8, 4, 4, false, true>("warps, 8, 16 KiB x 4, last folds, 2/SM", 2);
+    run.warps<8, 4, 2, false, true>("warps, 8, 16 KiB x 2, last folds, 3/SM", 3);
+    run.warps<8, 4, 3, false, true>("warps, 8, 16 KiB x 3, last folds, 3/SM", 3);
+    run.warps<4, 8, 2, false, true>("warps, 4, 16 KiB x 2, last folds, 4/SM", 4);
+    // the reads alone (plain double sums)
+    run.barrier<256, 8, 3, false>("plain: barrier, 256 thr, 32 KiB x 3");
+    run.barrier<512, 4, 6, false>("plain: barrier, 512 thr, 32 KiB x 6");
+    run.warps<8, 8, 2, false, true, false>("plain: warps, 8, 32 KiB x 2, last folds");
+    run.warps<8, 4, 2, false, true, false>("plain: warps, 8, 16 KiB x 2, 4/SM", 4);
+  }
+  CK(cudaFree(counters));
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -458,6 +818,10 @@ int main(int argc, char** argv) {
     threads<double, 8, false>(flush, repeats, 16384, 16384);
     threads<double, 8, false>(flush, repeats, 8192, 32768);
     threads<float, 4, true>(flush, repeats, 16384, 16384);
+  }
+  if (part("staged")) {
+    staged(flush, repeats, 16384, 16384);
+    staged(flush, repeats, 8192, 32768);
   }
   if (part("blocks")) {
     blocks<double>(flush, repeats, 16384, 16384);
