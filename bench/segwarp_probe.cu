@@ -7,7 +7,10 @@
 // with reduce_segments's. Floats twice: the probes' values and values in [-1, 1) (the bench's).
 // Then 16384 rows of 16384 given as segments, and reduce_axis along them (a warp a row); then
 // float, half and bfloat16 rows of 1024 to 16384 elements: reduce_axis against a warp a row.
-//   segwarp_probe [repeats=10] [double: the double segments and rows only]
+// With `groups`: segments of 1 to 64 and 1 to 256 elements instead (every eighth empty, 2^26
+// elements in all), each type's sums and maxima: reduce_segments against its two kernels launched
+// by hand, the group kernel's next round loaded ahead or as it is folded (the library's).
+//   segwarp_probe [repeats=10] [double: the double segments and rows only | groups]
 #include <cuda_runtime.h>
 
 #include <cub/device/device_segmented_reduce.cuh>
@@ -171,6 +174,39 @@ void runs_variant(const L2Flush& flush, int repeats, int sms, const T* x, const 
   }
 }
 
+// A probe's input and offsets on the device, the library's results (lib), a variant's (out) and a
+// redo list.
+template <class T, class R>
+struct DeviceSegments {
+  T* x = nullptr;
+  std::int64_t *begin = nullptr, *end = nullptr;
+  R *lib = nullptr, *out = nullptr;
+  unsigned long long* redo = nullptr;
+  DeviceSegments(const std::vector<T>& h, const std::vector<std::int64_t>& hb, const std::vector<std::int64_t>& he) {
+    const std::uint64_t count = hb.size();
+    CK(cudaMalloc(&x, h.size() * sizeof(T)));
+    CK(cudaMalloc(&begin, count * 8));
+    CK(cudaMalloc(&end, count * 8));
+    CK(cudaMalloc(&lib, count * sizeof(R)));
+    CK(cudaMalloc(&out, count * sizeof(R)));
+    CK(cudaMalloc(&redo, 1 << 20));
+    CK(cudaMemset(redo, 0, 1 << 20));
+    CK(cudaMemcpy(x, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(begin, hb.data(), count * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(end, he.data(), count * 8, cudaMemcpyHostToDevice));
+  }
+  DeviceSegments(const DeviceSegments&) = delete;
+  DeviceSegments& operator=(const DeviceSegments&) = delete;
+  ~DeviceSegments() {
+    CK(cudaFree(x));
+    CK(cudaFree(begin));
+    CK(cudaFree(end));
+    CK(cudaFree(lib));
+    CK(cudaFree(out));
+    CK(cudaFree(redo));
+  }
+};
+
 template <class T>
 void probe(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& hb, const std::vector<std::int64_t>& he,
            const char* name, bool unit = false) {
@@ -182,22 +218,13 @@ void probe(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& h
     h[i] = unit ? static_cast<T>(static_cast<float>((r ^ (r >> 29)) >> 40) * 0x1p-23f - 1.0f) : probe_value<T>(i);
   }
   using R = result_t<T, op::sum>;
-  T* x = nullptr;
-  std::int64_t *begin = nullptr, *end = nullptr;
-  R *lib = nullptr, *out = nullptr;
+  const DeviceSegments<T, R> d(h, hb, he);
+  T* const x = d.x;
+  std::int64_t *const begin = d.begin, *const end = d.end;
+  R *const lib = d.lib, *const out = d.out;
+  unsigned long long* const redo = d.redo;
   T* maxima = nullptr;
-  unsigned long long* redo = nullptr;
-  CK(cudaMalloc(&x, n * sizeof(T)));
-  CK(cudaMalloc(&begin, count * 8));
-  CK(cudaMalloc(&end, count * 8));
-  CK(cudaMalloc(&lib, count * sizeof(R)));
-  CK(cudaMalloc(&out, count * sizeof(R)));
   CK(cudaMalloc(&maxima, count * sizeof(T)));
-  CK(cudaMalloc(&redo, 1 << 20));
-  CK(cudaMemset(redo, 0, 1 << 20));
-  CK(cudaMemcpy(x, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(begin, hb.data(), count * 8, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(end, he.data(), count * 8, cudaMemcpyHostToDevice));
   const double bytes = double(n) * sizeof(T) + 16.0 * count;
   const float sum_us = cold_us(flush, [&] { check(reduce_segments(x, count, begin, end, op::sum{}, lib, nullptr, {})); }, repeats);
   const float max_us = cold_us(flush, [&] { check(reduce_segments(x, count, begin, end, op::max{}, maxima, nullptr, {})); }, repeats);
@@ -260,13 +287,124 @@ void probe(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& h
     runs_variant<T, op::sum, 128>(flush, repeats, sms, x, begin, end, count, bytes, want, out, redo);
     runs_variant<T, op::max, 256>(flush, repeats, sms, x, begin, end, count, bytes, want_max, maxima, redo);
   }
-  CK(cudaFree(x));
-  CK(cudaFree(begin));
-  CK(cudaFree(end));
-  CK(cudaFree(lib));
-  CK(cudaFree(out));
   CK(cudaFree(maxima));
-  CK(cudaFree(redo));
+}
+
+template <class Op>
+const char* op_name() {
+  if constexpr (std::is_same_v<Op, op::max>) return "max";
+  else if constexpr (std::is_same_v<Op, op::sum>) return "sum";
+  else if constexpr (std::is_same_v<Op, op::argmax>) return "argmax";
+  else if constexpr (std::is_same_v<Op, op::argmin>) return "argmin";
+  else return "mean";
+}
+
+// Short ragged segments (reduceSegmentGroups, then reduceSegmentWarps, as reduce_segments launches
+// them): the library's call against the two kernels launched by hand (without the programmatic
+// overlap of the second and the redo launch), the group kernel's next round loaded ahead (kAhead)
+// or as it is folded (the library's: fewer registers, more blocks an SM); bits compared with
+// reduce_segments's.
+template <class T, class Op, bool kAhead>
+void groups_variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t count, const std::int64_t* begin,
+                    const std::int64_t* end, double bytes, unsigned group, const void* want, void* out,
+                    unsigned long long* redo) {
+  using Sem = piece_semantics_t<T, Op>;
+  using R = typename Sem::Out;
+  constexpr auto kernel = reduceSegmentGroups<T, Sem, kAhead>;
+  constexpr auto warps = reduceSegmentWarps<T, Sem>;
+  int per_sm = 0, warps_per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&warps_per_sm, warps, kThreads, 0));
+  const SegmentWarpsShape shape = segment_warps_shape(count, group, true);
+  const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(std::uint64_t(per_sm) * sms, shape.blocks));
+  const unsigned warps_grid = static_cast<unsigned>(std::min<std::uint64_t>(std::uint64_t(warps_per_sm) * sms, shape.blocks));
+  R* o = static_cast<R*>(out);
+  CK(cudaMemset(o, 0xff, count * sizeof(R)));
+  const float us = cold_us(flush, [&] {
+    kernel<<<grid, kThreads>>>(x, count, group, begin, end, o, redo, LongList{});
+    warps<<<warps_grid, kThreads>>>(x, count, group, begin, end, o, redo);
+  }, repeats);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  std::vector<R> got(count);
+  CK(cudaMemcpy(got.data(), o, count * sizeof(R), cudaMemcpyDeviceToHost));
+  cudaFuncAttributes a;
+  CK(cudaFuncGetAttributes(&a, kernel));
+  std::printf("  %s %s, %-22s %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM%s\n", probe_type_name<T>(),
+              op_name<Op>(), kAhead ? "next round ahead" : "round as folded", us,
+              bytes / (us * 1e3), a.numRegs, a.localSizeBytes, per_sm,
+              std::memcmp(got.data(), want, count * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
+  std::fflush(stdout);
+}
+
+template <class T, class Op>
+void groups_case(const L2Flush& flush, int repeats, int sms, const std::vector<std::int64_t>& hb,
+                 const std::vector<std::int64_t>& he) {
+  using R = result_t<T, Op>;
+  const std::uint64_t count = hb.size(), n = static_cast<std::uint64_t>(he.back());
+  std::vector<T> h(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_integral_v<T> && sizeof(T) < 4)  // probe_value's range does not fit
+      h[i] = static_cast<T>(static_cast<int>((i * 0x9E3779B97F4A7C15ull) >> 58) - 32);
+    else
+      h[i] = probe_value<T>(i);
+  }
+  const DeviceSegments<T, R> d(h, hb, he);
+  const T* x = d.x;
+  const std::int64_t *begin = d.begin, *end = d.end;
+  R *lib = d.lib, *out = d.out;
+  unsigned long long* redo = d.redo;
+  const double bytes = double(n) * sizeof(T) + 16.0 * count + double(count) * sizeof(R);
+  // Both outputs start as the same bytes: the padding of an argmin/argmax result is not written.
+  CK(cudaMemset(lib, 0xff, count * sizeof(R)));
+  const float lib_us = cold_us(flush, [&] { check(reduce_segments(x, count, begin, end, Op{}, lib, nullptr, {})); }, repeats);
+  std::vector<R> want(count);
+  CK(cudaMemcpy(want.data(), lib, count * sizeof(R), cudaMemcpyDeviceToHost));
+  int held = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&held, reduceSegmentGroups<T, piece_semantics_t<T, Op>>, kThreads, 0));
+  const unsigned group = segment_group_size(count, std::uint64_t(held) * sms * kWarps);
+  std::printf("%s %s, %llu segments of %llu elements, groups of %u: reduce_segments %.1f us (%.0f GB/s)\n",
+              probe_type_name<T>(), op_name<Op>(), static_cast<unsigned long long>(count),
+              static_cast<unsigned long long>(n), group, lib_us, bytes / (lib_us * 1e3));
+  for (int pass = 0; pass < 2; ++pass) {
+    groups_variant<T, Op, true>(flush, repeats, sms, x, count, begin, end, bytes, group, want.data(), out, redo);
+    groups_variant<T, Op, false>(flush, repeats, sms, x, count, begin, end, bytes, group, want.data(), out, redo);
+  }
+}
+
+// The offsets of segments of 1 to `most` elements, every eighth empty, 2^26 elements in all (the
+// lengths of `reducelab bench --segments uniform:1..most:zeros`, drawn by another generator).
+void uniform_segments(std::int64_t most, std::vector<std::int64_t>* b, std::vector<std::int64_t>* e) {
+  std::mt19937_64 rng(1);
+  std::uniform_int_distribution<std::int64_t> d(1, most);
+  for (std::int64_t at = 0; at < (std::int64_t(1) << 26);) {
+    const std::int64_t len = b->size() % 8 == 7 ? 0 : std::min<std::int64_t>(d(rng), (std::int64_t(1) << 26) - at);
+    b->push_back(at);
+    at += len;
+    e->push_back(at);
+  }
+}
+
+// Segments of 1 to `most` elements (uniform_segments), each type's sums and maxima, and the
+// operations whose group kernels spill a little.
+void groups(const L2Flush& flush, int repeats, int sms, std::int64_t most) {
+  std::vector<std::int64_t> b, e;
+  uniform_segments(most, &b, &e);
+  std::printf("segments uniform:1..%lld:zeros\n", static_cast<long long>(most));
+  groups_case<int, op::max>(flush, repeats, sms, b, e);
+  groups_case<int, op::sum>(flush, repeats, sms, b, e);
+  groups_case<float, op::max>(flush, repeats, sms, b, e);
+  groups_case<float, op::sum>(flush, repeats, sms, b, e);
+  groups_case<double, op::max>(flush, repeats, sms, b, e);
+  groups_case<double, op::sum>(flush, repeats, sms, b, e);
+  groups_case<reducelab::half, op::max>(flush, repeats, sms, b, e);
+  groups_case<reducelab::half, op::sum>(flush, repeats, sms, b, e);
+  // operations whose kernels spill a few bytes when each round is loaded as it is folded
+  groups_case<float, op::argmax>(flush, repeats, sms, b, e);
+  groups_case<short, op::argmax>(flush, repeats, sms, b, e);
+  groups_case<reducelab::half, op::argmin>(flush, repeats, sms, b, e);
+  groups_case<signed char, op::mean>(flush, repeats, sms, b, e);
+  groups_case<unsigned, op::mean>(flush, repeats, sms, b, e);
 }
 
 // Rows along axis 1: reduce_axis (rows of up to 8192 float, half or bfloat16 elements: a few
@@ -321,17 +459,16 @@ int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 10;
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device %s; ragged segments uniform:1..4096:zeros, cold, median of %d\n", prop.name, repeats);
+  std::printf("device %s; ragged segments, cold, median of %d\n", prop.name, repeats);
   L2Flush flush(prop);
-  std::mt19937_64 rng(1);
-  std::uniform_int_distribution<std::int64_t> d(1, 4096);
-  std::vector<std::int64_t> b, e;
-  for (std::int64_t at = 0; at < (std::int64_t(1) << 26);) {
-    const std::int64_t len = b.size() % 8 == 7 ? 0 : std::min<std::int64_t>(d(rng), (std::int64_t(1) << 26) - at);
-    b.push_back(at);
-    at += len;
-    e.push_back(at);
+  if (argc > 2 && std::strcmp(argv[2], "groups") == 0) {  // short segments only
+    groups(flush, repeats, prop.multiProcessorCount, 64);
+    groups(flush, repeats, prop.multiProcessorCount, 256);
+    return 0;
   }
+  std::printf("segments uniform:1..4096:zeros\n");
+  std::vector<std::int64_t> b, e;
+  uniform_segments(4096, &b, &e);
   const bool doubles_only = argc > 2 && std::strcmp(argv[2], "double") == 0;
   if (!doubles_only) {
     probe<float>(flush, repeats, b, e, "float");
