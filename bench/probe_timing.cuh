@@ -58,6 +58,7 @@ template <class T>
 const char* probe_type_name() {
   if constexpr (std::is_same_v<T, int>) return "int32";
   else if constexpr (std::is_same_v<T, signed char>) return "int8";
+  else if constexpr (std::is_same_v<T, unsigned char>) return "uint8";
   else if constexpr (std::is_same_v<T, short>) return "int16";
   else if constexpr (std::is_same_v<T, unsigned>) return "uint32";
   else if constexpr (std::is_same_v<T, float>) return "float";

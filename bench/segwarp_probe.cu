@@ -9,7 +9,8 @@
 // float, half and bfloat16 rows of 1024 to 16384 elements: reduce_axis against a warp a row.
 // With `groups`: segments of 1 to 64 and 1 to 256 elements instead (every eighth empty, 2^26
 // elements in all), each type's sums and maxima: reduce_segments against its two kernels launched
-// by hand, the group kernel's next round loaded ahead or as it is folded (the library's).
+// by hand, the group kernel's next round loaded ahead or as it is folded (the library's), and for
+// 1- and 2-byte types with other counts of vectors a lane a round.
 //   segwarp_probe [repeats=10] [double: the double segments and rows only | groups]
 #include <cuda_runtime.h>
 
@@ -304,14 +305,14 @@ const char* op_name() {
 // overlap of the second and the redo launch), the group kernel's next round loaded ahead (kAhead)
 // or as it is folded (the library's: fewer registers, more blocks an SM); bits compared with
 // reduce_segments's.
-template <class T, class Op, bool kAhead>
+template <class T, class Op, bool kAhead, unsigned kVectors = kGroupVectors<T>>
 void groups_variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t count, const std::int64_t* begin,
                     const std::int64_t* end, double bytes, unsigned group, const void* want, void* out,
                     unsigned long long* redo) {
   using Sem = piece_semantics_t<T, Op>;
   using R = typename Sem::Out;
-  constexpr auto kernel = reduceSegmentGroups<T, Sem, kAhead>;
-  constexpr auto warps = reduceSegmentWarps<T, Sem>;
+  constexpr auto kernel = reduceSegmentGroups<T, Sem, kAhead, kVectors>;
+  constexpr auto warps = reduceSegmentWarps<T, Sem, kVectors>;
   int per_sm = 0, warps_per_sm = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&warps_per_sm, warps, kThreads, 0));
@@ -330,8 +331,8 @@ void groups_variant(const L2Flush& flush, int repeats, int sms, const T* x, std:
   CK(cudaMemcpy(got.data(), o, count * sizeof(R), cudaMemcpyDeviceToHost));
   cudaFuncAttributes a;
   CK(cudaFuncGetAttributes(&a, kernel));
-  std::printf("  %s %s, %-22s %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM%s\n", probe_type_name<T>(),
-              op_name<Op>(), kAhead ? "next round ahead" : "round as folded", us,
+  std::printf("  %s %s, %-18s %u vectors %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM%s\n",
+              probe_type_name<T>(), op_name<Op>(), kAhead ? "next round ahead," : "round as folded,", kVectors, us,
               bytes / (us * 1e3), a.numRegs, a.localSizeBytes, per_sm,
               std::memcmp(got.data(), want, count * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
   std::fflush(stdout);
@@ -369,6 +370,11 @@ void groups_case(const L2Flush& flush, int repeats, int sms, const std::vector<s
   for (int pass = 0; pass < 2; ++pass) {
     groups_variant<T, Op, true>(flush, repeats, sms, x, count, begin, end, bytes, group, want.data(), out, redo);
     groups_variant<T, Op, false>(flush, repeats, sms, x, count, begin, end, bytes, group, want.data(), out, redo);
+    // a lane's vectors a round: 1-byte types one (the library's) or four; 2-byte types four or two
+    if constexpr (sizeof(T) == 1)
+      groups_variant<T, Op, false, 4>(flush, repeats, sms, x, count, begin, end, bytes, group, want.data(), out, redo);
+    if constexpr (sizeof(T) == 2)
+      groups_variant<T, Op, false, 2>(flush, repeats, sms, x, count, begin, end, bytes, group, want.data(), out, redo);
   }
 }
 
@@ -405,6 +411,12 @@ void groups(const L2Flush& flush, int repeats, int sms, std::int64_t most) {
   groups_case<reducelab::half, op::argmin>(flush, repeats, sms, b, e);
   groups_case<signed char, op::mean>(flush, repeats, sms, b, e);
   groups_case<unsigned, op::mean>(flush, repeats, sms, b, e);
+  // 1- and 2-byte integers
+  groups_case<signed char, op::sum>(flush, repeats, sms, b, e);
+  groups_case<signed char, op::max>(flush, repeats, sms, b, e);
+  groups_case<unsigned char, op::max>(flush, repeats, sms, b, e);
+  groups_case<short, op::sum>(flush, repeats, sms, b, e);
+  groups_case<short, op::max>(flush, repeats, sms, b, e);
 }
 
 // Rows along axis 1: reduce_axis (rows of up to 8192 float, half or bfloat16 elements: a few

@@ -9,7 +9,7 @@
 // segments' offsets at once (lane i: segment i), and when the group's segments follow each
 // other in memory (each begins where the one before ends: offsets from a prefix sum) it reads
 // the group's elements as one contiguous range: rounds of 32 lanes x kGroupVectors 16-byte
-// vectors, each lane four neighbouring vectors, all loads of a round issued before the first
+// vectors, each lane its neighbouring vectors, all loads of a round issued before the first
 // use (the other warps' rounds cover the wait). Each lane folds its elements run
 // by run (a run: the lane's elements of one segment; when the group's segments average less than
 // half a lane's elements, all runs in one pass over the elements), and writes the segments that
@@ -41,8 +41,13 @@
 
 namespace reducelab::detail {
 
-// 16-byte vectors a lane reads per round.
-inline constexpr unsigned kGroupVectors = 4;
+// 16-byte vectors a lane reads per round: four, so that a lane takes 16 elements of 4-byte types,
+// 32 of 2-byte ones; one for 1-byte types (16 elements, not 64: with 64, a lane's one pass over
+// short segments holds 64 copies of the code that closes one). H200, 2^26 elements in segments of
+// 1 to 64, int8 sums 700.9 -> 207.9 us, maxima 754.4 -> 245.7, means (the kernels alone) 8144.8
+// -> 608.0; segments of 1 to 256, sums 145.5 -> 154.0, maxima 174.0 -> 179.9 (docs/performance.md).
+template <class T>
+inline constexpr unsigned kGroupVectors = sizeof(T) == 1 ? 1 : 4;
 
 // Segments per warp: the largest power of two up to 32 that still gives each warp the GPU holds
 // eight groups (fewer leave the last warps a long tail), so tens of thousands of segments of a
@@ -77,10 +82,11 @@ struct GroupOffsets {
   bool rounds = false;                  // the same for the whole warp
 };
 
-// The whole warp must call it; `b` and `e` are this lane's offsets (0, 0 past the group).
-template <class T>
+// The whole warp must call it; `b` and `e` are this lane's offsets (0, 0 past the group). kVectors:
+// the group kernel's vectors a lane a round (its rounds take groups of less than half a round).
+template <class T, unsigned kVectors = kGroupVectors<T>>
 __device__ __forceinline__ GroupOffsets group_offsets(std::int64_t b, std::int64_t e) {
-  constexpr unsigned kRound = 32 * kGroupVectors * Shape<T>::kVec;
+  constexpr unsigned kRound = 32 * kVectors * Shape<T>::kVec;
   const unsigned lane = threadIdx.x % 32;
   GroupOffsets o;
   o.length = segment_length(b, e);
@@ -158,7 +164,7 @@ inline SegmentWarpsShape segment_warps_shape(std::uint64_t count, unsigned group
 // (warps in the grid), ... of `group` segments and reduces, a segment at a time with the whole
 // warp, those of the groups reduceSegmentGroups leaves (not one contiguous range, or long
 // segments on average). Few registers, so many warps, as these segments want.
-template <class T, class Sem>
+template <class T, class Sem, unsigned kVectors = kGroupVectors<T>>
 __global__ void __launch_bounds__(kThreads)
     reduceSegmentWarps(rl::gmem<const T> input, std::uint64_t count, unsigned group,
                        rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,
@@ -169,7 +175,7 @@ __global__ void __launch_bounds__(kThreads)
   for (std::uint64_t g = std::uint64_t(blockIdx.x) * kWarps + threadIdx.x / 32; g < groups; g += warps) {
     std::int64_t b = 0, e = 0;
     load_group_offsets(begin, end, count, group, g, &b, &e);
-    const GroupOffsets o = group_offsets<T>(b, e);
+    const GroupOffsets o = group_offsets<T, kVectors>(b, e);
     if (o.rounds || o.total == 0) continue;  // the same for the whole warp
     for (unsigned i = 0; i < group && g * group + i < count; ++i) {
       const std::uint64_t li = __shfl_sync(kFullMask, o.len, i), fi = __shfl_sync(kFullMask, o.first, i);
@@ -223,14 +229,14 @@ __global__ void __launch_bounds__(kSegmentWarpThreads)
 // 184.2 and 208.9 us that way against 180.5 and 204.4, the exact float and half sums 416.9 and
 // 299.7 against 355.4 and 258.2, the double maxima 332.0 against 304.3, the double sums the same
 // (bench/segwarp_probe groups; kAhead true: the probe's comparison).
-template <class T, class Sem, bool kAhead = false>
+template <class T, class Sem, bool kAhead = false, unsigned kVectors = kGroupVectors<T>>
 __global__ void __launch_bounds__(kThreads)
     reduceSegmentGroups(rl::gmem<const T> input, std::uint64_t count, unsigned group,
                         rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,
                         rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo, LongList longs) {
   using Acc = typename Sem::Acc;
   constexpr unsigned kVec = Shape<T>::kVec;
-  constexpr unsigned kK = kGroupVectors * kVec;  // elements a lane takes per round
+  constexpr unsigned kK = kVectors * kVec;  // elements a lane takes per round
   constexpr unsigned kRound = 32 * kK;
   constexpr bool kWindow = window_sums_v<T, Sem>;
   // Per warp: where each of its segments starts in the group's flattened range, and its end
@@ -250,7 +256,7 @@ __global__ void __launch_bounds__(kThreads)
   for (; g < groups; g += warps) {
     const std::uint64_t p0 = g * group;
     const bool mine = lane < group && p0 + lane < count;
-    const GroupOffsets o = group_offsets<T>(ahead_begin, ahead_end);
+    const GroupOffsets o = group_offsets<T, kVectors>(ahead_begin, ahead_end);
     load_group_offsets(begin, end, count, group, g + warps, &ahead_begin, &ahead_end);
     if (mine && o.length == 0) store_piece<Sem>(output, p0 + lane, Sem::identity(), 0, redo);
     if (mine && o.length > Shape<T>::kTile) longs.add(p0 + lane);
@@ -272,7 +278,7 @@ __global__ void __launch_bounds__(kThreads)
     auto load_round = [&](unsigned r0, T (&dst)[kK]) {
       const unsigned q = r0 + lane * kK;
 #pragma unroll
-      for (unsigned u = 0; u < kGroupVectors; ++u) {
+      for (unsigned u = 0; u < kVectors; ++u) {
         const unsigned at = q + u * kVec;
         if (at >= shift && at + kVec <= span) {
           const Vec<T> w = load_vec(x, at - shift);
