@@ -10,7 +10,7 @@
 // With `groups`: segments of 1 to 64 and 1 to 256 elements instead (every eighth empty, 2^26
 // elements in all), each type's sums and maxima: reduce_segments against its two kernels launched
 // by hand, the group kernel's next round loaded ahead or as it is folded (the library's), and for
-// 1- and 2-byte types with other counts of vectors a lane a round.
+// 1- and 2-byte types with the other count of vectors a lane a round.
 //   segwarp_probe [repeats=10] [double: the double segments and rows only | groups]
 #include <cuda_runtime.h>
 
@@ -305,7 +305,7 @@ const char* op_name() {
 // overlap of the second and the redo launch), the group kernel's next round loaded ahead (kAhead)
 // or as it is folded (the library's: fewer registers, more blocks an SM); bits compared with
 // reduce_segments's.
-template <class T, class Op, bool kAhead, unsigned kVectors = kGroupVectors<T>>
+template <class T, class Op, bool kAhead, unsigned kVectors = kGroupVectors<T, piece_semantics_t<T, Op>>>
 void groups_variant(const L2Flush& flush, int repeats, int sms, const T* x, std::uint64_t count, const std::int64_t* begin,
                     const std::int64_t* end, double bytes, unsigned group, const void* want, void* out,
                     unsigned long long* redo) {
@@ -370,11 +370,12 @@ void groups_case(const L2Flush& flush, int repeats, int sms, const std::vector<s
   for (int pass = 0; pass < 2; ++pass) {
     groups_variant<T, Op, true>(flush, repeats, sms, x, count, begin, end, bytes, group, want.data(), out, redo);
     groups_variant<T, Op, false>(flush, repeats, sms, x, count, begin, end, bytes, group, want.data(), out, redo);
-    // a lane's vectors a round: 1-byte types one (the library's) or four; 2-byte types four or two
-    if constexpr (sizeof(T) == 1)
-      groups_variant<T, Op, false, 4>(flush, repeats, sms, x, count, begin, end, bytes, group, want.data(), out, redo);
-    if constexpr (sizeof(T) == 2)
-      groups_variant<T, Op, false, 2>(flush, repeats, sms, x, count, begin, end, bytes, group, want.data(), out, redo);
+    // 1- and 2-byte types: the other count of vectors a lane a round (four against the library's
+    // one or two, two against the half sums' four)
+    constexpr unsigned kLibrary = kGroupVectors<T, piece_semantics_t<T, Op>>;
+    if constexpr (sizeof(T) <= 2)
+      groups_variant<T, Op, false, kLibrary == 4 ? 2 : 4>(flush, repeats, sms, x, count, begin, end, bytes, group,
+                                                          want.data(), out, redo);
   }
 }
 

@@ -41,13 +41,17 @@
 
 namespace reducelab::detail {
 
-// 16-byte vectors a lane reads per round: four, so that a lane takes 16 elements of 4-byte types,
-// 32 of 2-byte ones; one for 1-byte types (16 elements, not 64: with 64, a lane's one pass over
-// short segments holds 64 copies of the code that closes one). H200, 2^26 elements in segments of
-// 1 to 64, int8 sums 700.9 -> 207.9 us, maxima 754.4 -> 245.7, means (the kernels alone) 8144.8
-// -> 608.0; segments of 1 to 256, sums 145.5 -> 154.0, maxima 174.0 -> 179.9 (docs/performance.md).
-template <class T>
-inline constexpr unsigned kGroupVectors = sizeof(T) == 1 ? 1 : 4;
+// 16-byte vectors a lane reads per round: 16 elements a lane for 4-, 2- and 1-byte types (four,
+// two and one vectors), except exact half and bfloat16 sums, whose windows take 32. With more
+// elements a lane, its one pass over short segments holds a copy of the code that closes one for
+// each element. H200, 2^26 elements in segments of 1 to 64 (docs/performance.md): int8 sums
+// 700.9 -> 207.9 us with one vector instead of four, maxima 754.4 -> 245.7, means (the kernels
+// alone) 8144.8 -> 608.0; int16 maxima 275.7 -> 238.7 and half maxima 290.8 -> 254.2 with two
+// (the kernels alone); but half sums 258.8 -> 275.8, so they keep four. Segments of 1 to 256 lose
+// a little (int8 sums 145.5 -> 154.0 us, int16 sums 140.2 -> 146.5), power-law ones gain (int16
+// maxima 1619.1 -> 887.5, half maxima 1615.9 -> 1025.6).
+template <class T, class Sem>
+inline constexpr unsigned kGroupVectors = sizeof(T) == 1 ? 1 : sizeof(T) == 2 && !window_sums_v<T, Sem> ? 2 : 4;
 
 // Segments per warp: the largest power of two up to 32 that still gives each warp the GPU holds
 // eight groups (fewer leave the last warps a long tail), so tens of thousands of segments of a
@@ -84,7 +88,7 @@ struct GroupOffsets {
 
 // The whole warp must call it; `b` and `e` are this lane's offsets (0, 0 past the group). kVectors:
 // the group kernel's vectors a lane a round (its rounds take groups of less than half a round).
-template <class T, unsigned kVectors = kGroupVectors<T>>
+template <class T, unsigned kVectors>
 __device__ __forceinline__ GroupOffsets group_offsets(std::int64_t b, std::int64_t e) {
   constexpr unsigned kRound = 32 * kVectors * Shape<T>::kVec;
   const unsigned lane = threadIdx.x % 32;
@@ -164,7 +168,7 @@ inline SegmentWarpsShape segment_warps_shape(std::uint64_t count, unsigned group
 // (warps in the grid), ... of `group` segments and reduces, a segment at a time with the whole
 // warp, those of the groups reduceSegmentGroups leaves (not one contiguous range, or long
 // segments on average). Few registers, so many warps, as these segments want.
-template <class T, class Sem, unsigned kVectors = kGroupVectors<T>>
+template <class T, class Sem, unsigned kVectors = kGroupVectors<T, Sem>>
 __global__ void __launch_bounds__(kThreads)
     reduceSegmentWarps(rl::gmem<const T> input, std::uint64_t count, unsigned group,
                        rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,
@@ -229,7 +233,7 @@ __global__ void __launch_bounds__(kSegmentWarpThreads)
 // 184.2 and 208.9 us that way against 180.5 and 204.4, the exact float and half sums 416.9 and
 // 299.7 against 355.4 and 258.2, the double maxima 332.0 against 304.3, the double sums the same
 // (bench/segwarp_probe groups; kAhead true: the probe's comparison).
-template <class T, class Sem, bool kAhead = false, unsigned kVectors = kGroupVectors<T>>
+template <class T, class Sem, bool kAhead = false, unsigned kVectors = kGroupVectors<T, Sem>>
 __global__ void __launch_bounds__(kThreads)
     reduceSegmentGroups(rl::gmem<const T> input, std::uint64_t count, unsigned group,
                         rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,

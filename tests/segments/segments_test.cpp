@@ -560,7 +560,8 @@ TYPED_TEST(SegmentsSimt, KernelHasTheCpuBitsForSegments) {
 
 // Segments that follow each other in memory (offsets from a prefix sum) are read by a warp per
 // group as one range (reduceSegmentGroups): lengths that end inside a vector, a lane's run, a round
-// (32 lanes x 4 vectors), empty segments between them, segments of exactly one round and of
+// (32 lanes x one, two or four vectors: kGroupVectors, by type and operation), empty segments
+// between them, segments of exactly one round (of each size) and of
 // several, two longer than a tile (left to a block, through the list of long segments, and with
 // a list too short for them: every segment read again), for groups of 1, 4 and 32 segments and
 // inputs on and off a 16-byte boundary (and groups of one with the grid a GPU would take: a warp
@@ -571,6 +572,8 @@ std::vector<std::uint64_t> grouped_lengths() {
   constexpr std::uint64_t kVec = detail::Shape<T>::kVec, kRound = 32 * 4 * kVec;
   std::vector<std::uint64_t> lengths{1, 0, 3, kVec, kVec + 1, 2 * kVec - 1, 0, 0, 4 * kVec, 4 * kVec + 1, 5,
                                      kRound - 1, kRound, kRound + 1, 2, 0, 3 * kRound + 7, 1, 1, 1};
+  for (const std::uint64_t round : {32 * kVec, 64 * kVec})  // rounds of one and two vectors a lane
+    lengths.insert(lengths.end(), {round - 1, round, 0, round + 1, 3 * round + 5});
   for (std::uint64_t i = 0; i < 40; ++i) lengths.push_back((i * 37) % (3 * kVec));
   lengths.push_back(detail::Shape<T>::kTile + 5);  // a block's
   for (std::uint64_t i = 0; i < 30; ++i) lengths.push_back((i * 11) % 70);
