@@ -291,15 +291,6 @@ void probe(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& h
   CK(cudaFree(maxima));
 }
 
-template <class Op>
-const char* op_name() {
-  if constexpr (std::is_same_v<Op, op::max>) return "max";
-  else if constexpr (std::is_same_v<Op, op::sum>) return "sum";
-  else if constexpr (std::is_same_v<Op, op::argmax>) return "argmax";
-  else if constexpr (std::is_same_v<Op, op::argmin>) return "argmin";
-  else return "mean";
-}
-
 // Short ragged segments (reduceSegmentGroups, then reduceSegmentWarps, as reduce_segments launches
 // them): the library's call against the two kernels launched by hand (without the programmatic
 // overlap of the second and the redo launch), the group kernel's next round loaded ahead (kAhead)
