@@ -11,7 +11,10 @@
 // elements in all), each type's sums and maxima: reduce_segments against its two kernels launched
 // by hand, the group kernel's next round loaded ahead or as it is folded (the library's), and for
 // 1- and 2-byte types with the other count of vectors a lane a round.
-//   segwarp_probe [repeats=10] [double: the double segments and rows only | groups]
+//   segwarp_probe [repeats=10] [double: the double segments and rows only | groups | occupancy | links]
+// With `occupancy`: the library's warp-a-segment kernel for uniform:1..4096 double sums and maxima,
+// launched alone with its blocks an SM capped by dynamic shared memory. With `links`: what each
+// launch after that kernel adds to the double sums (the library's kernels launched by hand).
 #include <cuda_runtime.h>
 
 #include <cub/device/device_segmented_reduce.cuh>
@@ -59,7 +62,8 @@ __device__ __forceinline__ typename Sem::Acc fold_two_chains(const double* x, st
 
 // 0: RunningFold (the library's fold before; doubles: two TwoSums an element); 1: the library's
 // warp_fold_free (windows of a round settled into a pair; doubles: CutFold); 2: doubles in two
-// chains; 3: warp_fold_free with the leftovers loaded together (reduceSegmentsWarpEach's).
+// chains; 3: warp_fold_free with the leftovers loaded together (reduceSegmentsWarpEach's); 4: the
+// same with kIn loads a round.
 template <class T, class Sem, unsigned kIn, int kFold>
 __device__ __forceinline__ typename Sem::Acc fold_segment(const T* x, std::uint64_t n) {
   const unsigned lane = threadIdx.x % 32;
@@ -68,7 +72,9 @@ __device__ __forceinline__ typename Sem::Acc fold_segment(const T* x, std::uint6
   } else if constexpr (kFold == 1) {
     return warp_fold_free<T, Sem>(x, n);
   } else if constexpr (kFold == 3) {
-    return warp_fold_free<T, Sem, true>(x, n);
+    return warp_fold_free<T, Sem, true, kSegmentWarpLoads<T>>(x, n);
+  } else if constexpr (kFold == 4) {
+    return warp_fold<Sem>(lane_fold_free<T, Sem, kIn, true, true>(x, n, 32, lane));
   } else {
     RunningFold<T, Sem> run(contiguous_share<T>(n, 32));
     fold_contiguous<T, kIn>(run, x, n, 32, lane);
@@ -112,7 +118,8 @@ void variant(const L2Flush& flush, int repeats, const T* x, const std::int64_t* 
   unsigned long long lost = 0;
   CK(cudaMemcpy(&lost, redo, 8, cudaMemcpyDeviceToHost));
   std::printf("  %s fold %d, %u loads, blocks of %3u: %8.1f us %6.0f GB/s  regs %3d, local %zu, %2d blocks/SM%s%s\n",
-              std::is_same_v<Op, op::sum> ? "sum" : "max", kFold, kIn, kBlock, us, bytes / (us * 1e3), attr.numRegs,
+              std::is_same_v<Op, op::sum> ? "sum" : "max", kFold, kFold == 3 ? kSegmentWarpLoads<T> : kIn, kBlock, us,
+              bytes / (us * 1e3), attr.numRegs,
               attr.localSizeBytes, per_sm,
               std::memcmp(got.data(), want.data(), count * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER",
               lost ? "  (pairs lost)" : "");
@@ -282,6 +289,13 @@ void probe(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& h
   variant<T, op::max, 4, 1, 64>(flush, repeats, x, begin, end, count, bytes, want_max, maxima, redo);
   variant<T, op::max, 4, 3, 64>(flush, repeats, x, begin, end, count, bytes, want_max, maxima, redo);
   if constexpr (std::is_same_v<T, double>) {
+    variant<T, op::sum, 5, 4, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
+    variant<T, op::sum, 6, 4, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
+    variant<T, op::sum, 8, 4, 64>(flush, repeats, x, begin, end, count, bytes, want, out, redo);
+    variant<T, op::max, 6, 4, 64>(flush, repeats, x, begin, end, count, bytes, want_max, maxima, redo);
+    variant<T, op::max, 8, 4, 64>(flush, repeats, x, begin, end, count, bytes, want_max, maxima, redo);
+  }
+  if constexpr (std::is_same_v<T, double>) {
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     runs_variant<T, op::sum, 256>(flush, repeats, sms, x, begin, end, count, bytes, want, out, redo);
@@ -411,6 +425,143 @@ void groups(const L2Flush& flush, int repeats, int sms, std::int64_t most) {
   groups_case<short, op::max>(flush, repeats, sms, b, e);
 }
 
+// The library's warp-a-segment kernel for double sums and maxima, launched alone with dynamic
+// shared memory that caps its blocks an SM: how its time moves with the warps an SM holds.
+template <class Op>
+void occupancy_case(const L2Flush& flush, int repeats, const std::vector<std::int64_t>& hb, const std::vector<std::int64_t>& he) {
+  using Sem = piece_semantics_t<double, Op>;
+  using R = typename Sem::Out;
+  const std::uint64_t count = hb.size(), n = static_cast<std::uint64_t>(he.back());
+  std::vector<double> h(n);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<double>(i);
+  const DeviceSegments<double, R> d(h, hb, he);
+  const double bytes = double(n) * sizeof(double) + 16.0 * count;
+  const float lib_us = cold_us(flush, [&] { check(reduce_segments(d.x, count, d.begin, d.end, Op{}, d.lib, nullptr, {})); }, repeats);
+  std::vector<R> want(count), got(count);
+  CK(cudaMemcpy(want.data(), d.lib, count * sizeof(R), cudaMemcpyDeviceToHost));
+  constexpr auto kernel = reduceSegmentsWarpEach<double, Sem>;
+  cudaFuncAttributes a;
+  CK(cudaFuncGetAttributes(&a, kernel));
+  std::printf("double %s, %llu segments: reduce_segments %.1f us; reduceSegmentsWarpEach regs %d, local %zu\n",
+              op_name<Op>(), static_cast<unsigned long long>(count), lib_us, a.numRegs, a.localSizeBytes);
+  const unsigned grid = static_cast<unsigned>((count + 1) / 2);
+  for (const int cap : {32, 24, 21, 18, 16, 14, 12, 10}) {
+    std::size_t smem = 0;
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kSegmentWarpThreads, 0));
+    if (per_sm > cap) {
+      for (smem = 1024; smem <= 48 * 1024; smem += 256) {
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kSegmentWarpThreads, smem));
+        if (per_sm <= cap) break;
+      }
+    }
+    CK(cudaMemset(d.out, 0xff, count * sizeof(R)));
+    const float us = cold_us(flush, [&] {
+      kernel<<<grid, kSegmentWarpThreads, smem>>>(d.x, 0, count, d.begin, d.end, d.out, d.redo, LongList{});
+    }, repeats);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(got.data(), d.out, count * sizeof(R), cudaMemcpyDeviceToHost));
+    std::printf("  at most %2d blocks an SM (%2d held, %5zu bytes shared): %8.1f us %6.0f GB/s%s\n", cap, per_sm, smem, us,
+                bytes / (us * 1e3), std::memcmp(got.data(), want.data(), count * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
+    std::fflush(stdout);
+  }
+}
+
+// A warp a segment as reduceSegmentsWarpEach (six loads a lane for doubles), but the last `tail`
+// segments a block of two warps each, so that the segments the GPU starts last end sooner.
+template <class Sem>
+__global__ void __launch_bounds__(kSegmentWarpThreads)
+    seg_tail(const double* x, const std::int64_t* begin, const std::int64_t* end, std::uint64_t count,
+             std::uint64_t tail, typename Sem::Out* out, unsigned long long* redo) {
+  using Acc = typename Sem::Acc;
+  constexpr unsigned kW = kSegmentWarpThreads / 32;
+  __shared__ Acc slot_storage[kW];
+  const std::uint64_t warped = count - tail, head_blocks = (warped + kW - 1) / kW;
+  if (blockIdx.x < head_blocks) {
+    const std::uint64_t s = std::uint64_t(blockIdx.x) * kW + threadIdx.x / 32;
+    if (s >= warped) return;
+    const std::uint64_t len = segment_length(begin[s], end[s]);
+    const Acc v = len == 0 ? Sem::identity() : warp_fold_free<double, Sem, true, kSegmentWarpLoads<double>>(x + begin[s], len);
+    if (threadIdx.x % 32 == 0) store_piece<Sem>(out, s, v, len, redo);
+    return;
+  }
+  const std::uint64_t s = warped + (blockIdx.x - head_blocks);
+  const std::uint64_t len = segment_length(begin[s], end[s]);
+  Acc v = Sem::identity();
+  if (len != 0) v = lane_fold_free<double, Sem, kSegmentWarpLoads<double>, true, true>(x + begin[s], len, kSegmentWarpThreads, threadIdx.x);
+  v = block_fold<Sem, kW>(v, slot_storage);
+  if (threadIdx.x == 0) store_piece<Sem>(out, s, v, len, redo);
+}
+
+// What each launch after the warp-a-segment kernel adds to uniform:1..4096 double sums: the
+// library's kernels launched by hand, each for programmatic dependent launch as the library does
+// (launch_kernel), in growing chains, against the kernel alone with <<<>>> and reduce_segments.
+void links(const L2Flush& flush, int repeats, int sms, const std::vector<std::int64_t>& hb, const std::vector<std::int64_t>& he) {
+  using Sem = piece_semantics_t<double, op::sum>;
+  using R = typename Sem::Out;
+  const std::uint64_t count = hb.size(), n = static_cast<std::uint64_t>(he.back());
+  std::vector<double> h(n);
+  for (std::uint64_t i = 0; i < n; ++i) h[i] = probe_value<double>(i);
+  const DeviceSegments<double, R> d(h, hb, he);
+  unsigned* counters = nullptr;
+  unsigned long long* slots = nullptr;
+  CK(cudaMalloc(&counters, 2 * sizeof(unsigned)));
+  CK(cudaMemset(counters, 0, 2 * sizeof(unsigned)));
+  CK(cudaMalloc(&slots, kLongSlots * sizeof(unsigned long long)));
+  const LongList longs{counters, slots};
+  Pieces pieces;
+  pieces.count = count;
+  pieces.offsets = true;
+  pieces.skip_short = true;
+  std::printf("double sum, %llu segments (links after the warp-a-segment kernel)\n", static_cast<unsigned long long>(count));
+  check(reduce_segments(d.x, count, d.begin, d.end, op::sum{}, d.lib, nullptr, {}));
+  std::vector<R> want(count), got(count);
+  CK(cudaMemcpy(want.data(), d.lib, count * sizeof(R), cudaMemcpyDeviceToHost));
+  const SegmentWarpsShape shape = segment_warps_shape(count, 1, false);
+  int long_per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&long_per_sm, reduceLongPieces<double, Sem>, kThreads, 0));
+  const unsigned long_grid = static_cast<unsigned>(long_per_sm * sms), redo_grid = static_cast<unsigned>(std::min<std::uint64_t>(count, 2 * std::uint64_t(sms)));
+  const auto each = [&](bool pdl) {
+    if (pdl) CK(launch_kernel_sized(reduceSegmentsWarpEach<double, Sem>, shape.grid, shape.threads, 1u, nullptr, d.x, 0,
+                                    count, d.begin, d.end, d.out, d.redo, longs));
+    else reduceSegmentsWarpEach<double, Sem><<<shape.grid, shape.threads>>>(d.x, 0, count, d.begin, d.end, d.out, d.redo, longs);
+  };
+  const auto longp = [&](unsigned grid) {
+    CK(launch_kernel(reduceLongPieces<double, Sem>, grid, nullptr, d.x, pieces, d.begin, d.end, d.out, d.redo, longs));
+  };
+  const auto redop = [&](unsigned grid) {
+    CK(launch_kernel(reduceRedoPieces<double, R, false>, grid, nullptr, d.x, pieces, d.begin, d.end, d.redo, d.out));
+  };
+  const auto row = [&](const char* what, const std::function<void()>& f) {
+    CK(cudaMemset(d.out, 0xff, count * sizeof(R)));
+    const float us = cold_us(flush, f, repeats);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(got.data(), d.out, count * sizeof(R), cudaMemcpyDeviceToHost));
+    std::printf("  %-58s %8.1f us%s\n", what, us,
+                std::memcmp(got.data(), want.data(), count * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
+    std::fflush(stdout);
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    row("reduceSegmentsWarpEach <<<>>>", [&] { each(false); });
+    row("reduceSegmentsWarpEach (PDL)", [&] { each(true); });
+    row("  + reduceLongPieces (blocks held)", [&] { each(true), longp(long_grid); });
+    row("  + reduceLongPieces (one block an SM)", [&] { each(true), longp(static_cast<unsigned>(sms)); });
+    row("  + reduceLongPieces (one block)", [&] { each(true), longp(1); });
+    row("  + reduceRedoPieces (2 blocks an SM)", [&] { each(true), redop(redo_grid); });
+    row("  + reduceLongPieces (blocks held) + reduceRedoPieces", [&] { each(true), longp(long_grid), redop(redo_grid); });
+    row("  + reduceLongPieces (one block) + reduceRedoPieces (one block)", [&] { each(true), longp(1), redop(1); });
+    row("reduce_segments", [&] { check(reduce_segments(d.x, count, d.begin, d.end, op::sum{}, d.out, nullptr, {})); });
+    for (const std::uint64_t tail : {0, 1056, 2112, 4224, 8448}) {
+      const unsigned grid = static_cast<unsigned>((count - tail + 1) / 2 + tail);
+      char what[96];
+      std::snprintf(what, sizeof what, "the last %llu segments a block of two warps each (<<<>>>)", static_cast<unsigned long long>(tail));
+      row(what, [&] { seg_tail<Sem><<<grid, kSegmentWarpThreads>>>(d.x, d.begin, d.end, count, tail, d.out, d.redo); });
+    }
+  }
+  CK(cudaFree(counters));
+  CK(cudaFree(slots));
+}
+
 // Rows along axis 1: reduce_axis (rows of up to 8192 float, half or bfloat16 elements: a few
 // lanes or a warp a row in reduceRowGroups) against reduceWarpRows launched directly (a warp a
 // row, warp_fold_free), bits compared.
@@ -465,6 +616,19 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s; ragged segments, cold, median of %d\n", prop.name, repeats);
   L2Flush flush(prop);
+  if (argc > 2 && std::strcmp(argv[2], "links") == 0) {  // what each launch after the warp-a-segment kernel adds
+    std::vector<std::int64_t> b, e;
+    uniform_segments(4096, &b, &e);
+    links(flush, repeats, prop.multiProcessorCount, b, e);
+    return 0;
+  }
+  if (argc > 2 && std::strcmp(argv[2], "occupancy") == 0) {  // the warp-a-segment kernel, blocks an SM capped
+    std::vector<std::int64_t> b, e;
+    uniform_segments(4096, &b, &e);
+    occupancy_case<op::sum>(flush, repeats, b, e);
+    occupancy_case<op::max>(flush, repeats, b, e);
+    return 0;
+  }
   if (argc > 2 && std::strcmp(argv[2], "groups") == 0) {  // short segments only
     groups(flush, repeats, prop.multiProcessorCount, 64);
     groups(flush, repeats, prop.multiProcessorCount, 256);

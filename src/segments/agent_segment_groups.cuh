@@ -126,6 +126,17 @@ __device__ __forceinline__ void load_group_offsets(rl::gmem<const std::int64_t> 
 
 // Threads a block of reduceSegmentsWarpEach has.
 inline constexpr unsigned kSegmentWarpThreads = 64;
+// The 16-byte loads each lane of reduceSegmentsWarpEach has in flight a round: six for doubles,
+// four for other types. A warp's segment is a few rounds, each loaded, then folded; what an SM has
+// in flight is its warps times a round. With four, exact double sums take 56 registers (18 blocks
+// an SM, 36 warps of 2 KiB a round) where maxima take 40 (24 blocks), and the sums ran 5-7 %
+// slower. H200, 2^26 doubles in segments of 1 to 4096 elements, the kernel alone
+// (bench/segwarp_probe, docs/performance.md): exact sums 127.1 us with six loads (64 registers,
+// 16 blocks), 129.0 with five, 126.7 with eight (72 registers, 14 blocks), CUB's segmented sum
+// 130.1 us in the same call; with four they took 136.1-136.6 us in earlier calls (CUB 130.2-130.5).
+// Maxima, one call: 127.0 us with four, 125.1 with six (51 registers, 18 blocks), 124.8 with eight.
+template <class T>
+inline constexpr unsigned kSegmentWarpLoads = std::is_same_v<T, double> ? 6 : 4;
 
 // How the segments no reduceSegmentGroups round takes are launched over `count` segments. With
 // groups of one or two segments (segment_group_size: few segments, so mostly long ones)
@@ -220,7 +231,7 @@ __global__ void __launch_bounds__(kSegmentWarpThreads)
     }
     return;
   }
-  const typename Sem::Acc v = warp_fold_free<T, Sem, true>(input + b, length);  // short: at most a tile
+  const typename Sem::Acc v = warp_fold_free<T, Sem, true, kSegmentWarpLoads<T>>(input + b, length);  // short: at most a tile
   if (lane == 0) store_piece<Sem>(output, p, v, length, redo);
 }
 

@@ -318,12 +318,12 @@ __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x,
 }
 
 // An order-free operation over a contiguous piece of n elements (segments of up to a tile, long
-// rows in reduceWarpRows), by one warp (lane_fold_free, four loads in flight), then a warp fold.
+// rows in reduceWarpRows), by one warp (lane_fold_free, kIn loads in flight), then a warp fold.
 // The whole warp must call it.
-template <class T, class Sem, bool kShort = false>
+template <class T, class Sem, bool kShort = false, unsigned kIn = 4>
 __device__ __forceinline__ typename Sem::Acc warp_fold_free(rl::gmem<const T> x, std::uint64_t n,
                                                             std::uint64_t rotate = 0) {
-  return warp_fold<Sem>(lane_fold_free<T, Sem, 4, true, kShort>(x, n, 32, threadIdx.x % 32, rotate));
+  return warp_fold<Sem>(lane_fold_free<T, Sem, kIn, true, kShort>(x, n, 32, threadIdx.x % 32, rotate));
 }
 
 // Whether Sem is min or max (Extremum, whose result type is the element's).
