@@ -46,7 +46,8 @@
 //   reduceSegmentWarps the groups it leaves (longer or scattered segments): a warp per segment.
 //   reduceSegmentsWarpEach  few segments (no reduceSegmentGroups): a warp each, in small blocks.
 //   reduceRedoPieces   exact sums only: the pieces whose pair lost part of the sum, with digits
-//                      (not after float rows a block each: their blocks sum a lost row again).
+//                      (not after float rows a block each: their blocks sum a lost row again;
+//                      nor after reduceLongPieces of float or double sums, which sums them all).
 // The fixed order (order-free operations take the first too, for matrix pieces of at most one
 // vector):
 //   reduceTinyPieces   a thread per piece of at most one vector (a matrix's rows or columns of
@@ -2843,60 +2844,163 @@ inline bool deep_rows_fit(const Pieces& p, std::uint64_t blocks) {
 // them when it could hold them all): the block's threads take the piece's vectors in turn
 // (lane_fold_free; strided pieces element by element), four loads in flight each (rounds of
 // kDeepLoads for kDeep: deep_rows_fit), and the block folds.
+// Exact float and double sums and means end the call here (long_pieces_redo_v): the blocks also
+// sum again, with digits (redo_piece), the pieces the kernels before listed in `redo` and those
+// whose pairs lost part of their sum here, so that no reduceRedoPieces launch follows. A block
+// notes its own lost pieces (up to kLongRedoNotes at a time) and sums them again between runs of
+// its loop over the long pieces, not inside it, where the call would hold the loop's registers.
+// Each launch after the warp-a-segment kernel, even over empty lists, added 1.3 to 1.9 us to a
+// call (H200, 2^26 doubles in segments of 1 to 4096 elements, bench/segwarp_probe links).
+// Float and double sums and means only (half sums took 42 -> 48 registers with it: five blocks
+// an SM instead of six), and not with eight loads a thread (kDeep: a few long rows, where one
+// launch more is little); those keep reduceRedoPieces after them. Float and double sums keep four
+// blocks an SM (56 and 64 registers, against 59 and 54), exact float means go from five to four
+// (54 registers against 48).
+template <class T, class Sem>
+inline constexpr bool long_pieces_redo_v = is_exact_pieces<Sem>::value && sizeof(T) >= 4;
+inline constexpr unsigned kLongRedoNotes = 8;
+// One long piece by the whole block: the block's threads take its vectors in turn (strided
+// pieces element by element), and the block folds (thread 0 ends with the result). The block
+// must call it uniformly (block_fold has a barrier).
+template <class T, class Sem, bool kDeep>
+__device__ __forceinline__ typename Sem::Acc fold_long_piece(rl::gmem<const T> x, std::uint64_t length,
+                                                             std::uint64_t stride, rl::smem<typename Sem::Acc> slots) {
+  using Acc = typename Sem::Acc;
+  constexpr unsigned kIn = 4;
+  Acc acc;
+  if (stride == 1) {
+    acc = lane_fold_free<T, Sem, kDeep ? kDeepLoads<T, Sem> : 4, false>(x, length, kThreads, threadIdx.x);
+  } else {
+    RunningFold<T, Sem> run(length / kThreads + 1);  // the most one thread takes
+    std::uint64_t e = threadIdx.x;
+    for (; e + (kIn - 1) * kThreads < length; e += kIn * kThreads) {
+      T v[kIn];
+#pragma unroll
+      for (unsigned u = 0; u < kIn; ++u) v[u] = x[(e + u * kThreads) * stride];
+      run.template take<kIn>(v, [&](unsigned u) { return e + u * kThreads; });
+    }
+    for (; e < length; e += kThreads) run.take_one(x[e * stride], e);
+    acc = run.result();
+  }
+  return block_fold<Sem>(acc, slots);
+}
+
+// The long-piece kernel of exact float and double sums and means (long_pieces_redo_v, above).
+template <class T, class Sem>
+__device__ __forceinline__ void long_pieces_and_redo(rl::gmem<const T> input, const Pieces& pieces,
+                                                     rl::gmem<const std::int64_t> begin, rl::gmem<const std::int64_t> end,
+                                                     rl::gmem<typename Sem::Out> output, rl::gmem<unsigned long long> redo,
+                                                     LongList longs) {
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[kWarps];
+  rl::smem<Acc> slots = slot_storage;
+  __shared__ unsigned listed_storage[1];  // the long list's count
+  rl::smem<unsigned> listed_at = listed_storage;
+  __shared__ unsigned long long redo_listed_storage[1];  // the redo list's count
+  rl::smem<unsigned long long> redo_listed = redo_listed_storage;
+  __shared__ unsigned long long note_storage[kLongRedoNotes + 1];  // the block's lost pieces: the count, then the pieces
+  rl::smem<unsigned long long> notes = note_storage;
+  // One read of each count per block, shared; no thread reads them after the last block cleared them.
+  if (threadIdx.x == 0) {
+    listed_at[0] = pieces.skip_short ? longs.counters[0] : 0u;
+    redo_listed[0] = redo[0];
+    notes[0] = 0ull;
+  }
+  __syncthreads();
+  std::uint64_t todo = pieces.count;
+  bool from_list = false;
+  if (pieces.skip_short && listed_at[0] <= long_slots()) todo = listed_at[0], from_list = true;
+  // The loop over the long pieces, left whenever the notes are full to sum those pieces again.
+  std::uint64_t i = blockIdx.x;
+  for (;;) {
+    for (; i < todo; i += gridDim.x) {
+      const std::uint64_t p = from_list ? static_cast<std::uint64_t>(longs.pieces[i]) : i;
+      std::uint64_t first = 0, length = 0;
+      piece_extent(pieces, begin, end, p, &first, &length);
+      if (pieces.skip_short && length <= Shape<T>::kTile) continue;  // the same for the whole block
+      const Acc acc = fold_long_piece<T, Sem, false>(input + first, length, pieces.stride, slots);
+      if (threadIdx.x == 0) store_or_list<Sem>(output, p, acc, length, [&](std::uint64_t q) { notes[1 + notes[0]++] = q; });
+      __syncthreads();  // slots are reused by the next piece; the notes are read below
+      if (notes[0] == kLongRedoNotes) {  // the same for the whole block
+        i += gridDim.x;
+        break;
+      }
+    }
+    const unsigned noted = static_cast<unsigned>(notes[0]);
+    for (unsigned k = 0; k < noted; ++k) {
+      const std::uint64_t p = notes[1 + k];
+      std::uint64_t first = 0, length = 0;
+      piece_extent(pieces, begin, end, p, &first, &length);
+      redo_piece_in_block<T, Sem>(input + first, pieces.stride, length, output + p);
+#if RL_SIMT
+      if (threadIdx.x == 0) ++simt_redone_in_blocks;
+#endif
+    }
+    __syncthreads();  // every thread has read the notes
+    if (threadIdx.x == 0) notes[0] = 0ull;
+    __syncthreads();
+    if (i >= todo) break;
+  }
+  // The pieces the kernels before listed (they have ended: the count is final), or every piece
+  // when the list overflowed, as reduceRedoPieces takes them.
+  const unsigned long long listed = redo_listed[0];
+  const bool every = listed > redo_slots();
+  const std::uint64_t count = every ? pieces.count : listed;
+  for (std::uint64_t k = blockIdx.x; k < count; k += gridDim.x) {
+    const std::uint64_t p = every ? k : static_cast<std::uint64_t>(redo[2 + k]);
+    std::uint64_t first = 0, length = 0;
+    piece_extent(pieces, begin, end, p, &first, &length);
+    redo_piece_in_block<T, Sem>(input + first, pieces.stride, length, output + p);
+  }
+  // The last block clears the lists for the next call; over empty ones, no ticket (below).
+  if ((listed_at[0] != 0 || listed != 0) && threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(&longs.counters[1], 1u) == gridDim.x - 1u) longs.counters[0] = 0u, longs.counters[1] = 0u, redo[0] = 0ull;
+  }
+}
+
 template <class T, class Sem, bool kDeep = false>
 __global__ void __launch_bounds__(kThreads)
     reduceLongPieces(rl::gmem<const T> input, Pieces pieces, rl::gmem<const std::int64_t> begin,
                      rl::gmem<const std::int64_t> end, rl::gmem<typename Sem::Out> output,
                      rl::gmem<unsigned long long> redo, LongList longs) {
-  using Acc = typename Sem::Acc;
-  constexpr unsigned kIn = 4;
-  __shared__ Acc slot_storage[kWarps];
-  rl::smem<Acc> slots = slot_storage;
-  __shared__ unsigned listed_storage[1];
-  rl::smem<unsigned> listed_at = listed_storage;
-  std::uint64_t todo = pieces.count;
-  bool from_list = false;
   wait_for_producer();
-  let_consumer_start();  // the redo kernel may take its places: it waits for this one to end
-  if (pieces.skip_short) {
-    // One read of the count per block, shared; no thread reads it after the last block cleared it.
-    if (threadIdx.x == 0) listed_at[0] = longs.counters[0];
-    __syncthreads();
-    const unsigned listed = listed_at[0];
-    if (listed <= long_slots()) todo = listed, from_list = true;
-  }
-  for (std::uint64_t i = blockIdx.x; i < todo; i += gridDim.x) {
-    const std::uint64_t p = from_list ? static_cast<std::uint64_t>(longs.pieces[i]) : i;
-    std::uint64_t first = 0, length = 0;
-    piece_extent(pieces, begin, end, p, &first, &length);
-    if (pieces.skip_short && length <= Shape<T>::kTile) continue;  // the same for the whole block
-    const rl::gmem<const T> x = input + first;
-    Acc acc;
-    if (pieces.stride == 1) {
-      acc = lane_fold_free<T, Sem, kDeep ? kDeepLoads<T, Sem> : 4, false>(x, length, kThreads, threadIdx.x);
-    } else {
-      RunningFold<T, Sem> run(length / kThreads + 1);  // the most one thread takes
-      const std::uint64_t stride = pieces.stride;
-      std::uint64_t e = threadIdx.x;
-      for (; e + (kIn - 1) * kThreads < length; e += kIn * kThreads) {
-        T v[kIn];
-#pragma unroll
-        for (unsigned u = 0; u < kIn; ++u) v[u] = x[(e + u * kThreads) * stride];
-        run.template take<kIn>(v, [&](unsigned u) { return e + u * kThreads; });
-      }
-      for (; e < length; e += kThreads) run.take_one(x[e * stride], e);
-      acc = run.result();
+  let_consumer_start();  // the kernel after it may take its places: it waits for this one to end
+  if constexpr (long_pieces_redo_v<T, Sem> && !kDeep) {
+    long_pieces_and_redo<T, Sem>(input, pieces, begin, end, output, redo, longs);
+  } else {
+    using Acc = typename Sem::Acc;
+    __shared__ Acc slot_storage[kWarps];
+    rl::smem<Acc> slots = slot_storage;
+    __shared__ unsigned listed_storage[1];
+    rl::smem<unsigned> listed_at = listed_storage;
+    std::uint64_t todo = pieces.count;
+    bool from_list = false;
+    if (pieces.skip_short) {
+      // One read of the count per block, shared; no thread reads it after the last block cleared it.
+      if (threadIdx.x == 0) listed_at[0] = longs.counters[0];
+      __syncthreads();
+      const unsigned listed = listed_at[0];
+      if (listed <= long_slots()) todo = listed, from_list = true;
     }
-    acc = block_fold<Sem>(acc, slots);
-    if (threadIdx.x == 0) store_piece<Sem>(output, p, acc, length, redo);
-    __syncthreads();  // slots are reused by the next piece
-  }
-  if (pieces.skip_short && threadIdx.x == 0) {  // the last block clears the list for the next call
-    __threadfence();
-    if (atomicAdd(&longs.counters[1], 1u) == gridDim.x - 1u) longs.counters[0] = 0u, longs.counters[1] = 0u;
+    for (std::uint64_t i = blockIdx.x; i < todo; i += gridDim.x) {
+      const std::uint64_t p = from_list ? static_cast<std::uint64_t>(longs.pieces[i]) : i;
+      std::uint64_t first = 0, length = 0;
+      piece_extent(pieces, begin, end, p, &first, &length);
+      if (pieces.skip_short && length <= Shape<T>::kTile) continue;  // the same for the whole block
+      const Acc acc = fold_long_piece<T, Sem, kDeep>(input + first, length, pieces.stride, slots);
+      if (threadIdx.x == 0) store_piece<Sem>(output, p, acc, length, redo);
+      __syncthreads();  // slots are reused by the next piece
+    }
+    // The last block clears the list for the next call. Over an empty list (every block read the
+    // same count: 0) there is nothing to clear and no ticket to take: the blocks leave at once, and
+    // the few hundred blocks the GPU holds do not queue for one counter at the end of the call.
+    if (pieces.skip_short && threadIdx.x == 0 && listed_at[0] != 0) {
+      __threadfence();
+      if (atomicAdd(&longs.counters[1], 1u) == gridDim.x - 1u) longs.counters[0] = 0u, longs.counters[1] = 0u;
+    }
   }
 }
-
 
 // ---- Few long rows of minima and maxima, a thread-block cluster a row --------------------------
 // With fewer rows than twice the SMs, a block a row (reduceLongPieces, sixteen loads a thread)

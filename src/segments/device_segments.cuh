@@ -84,7 +84,8 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   }
   // Whether the kernels that ran list nothing for reduceRedoPieces: those that read a few columns
   // as one array (their last block sums a lost column again itself), add half columns as integers,
-  // or sum float rows a block each (the block's first warp sums a lost row again).
+  // or sum float rows a block each (the block's first warp sums a lost row again); or whether the
+  // last one sums every listed piece again itself (reduceLongPieces of float and double sums).
   bool redone_inside = false;
   if constexpr (Sem::order_free) {
     bool narrow = false;  // columns taken by a kernel of their own (read as one array, or half columns in bands)
@@ -426,8 +427,10 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
           redone_inside = block_rows_redo_v<T, Sem>;  // the call's only kernel (dense rows): it sums its lost rows again
         }
       }
-      if (!split && !deep && !by_block)
+      if (!split && !deep && !by_block) {
         e = launch_kernel(reduceLongPieces<T, Sem>, grid, stream, input, launched, begin, end, output, redo, longs);
+        redone_inside = long_pieces_redo_v<T, Sem>;  // the call's last kernel: it sums the listed pieces again itself
+      }
       if (e != cudaSuccess) return cuda_status(e, "launching reduceLongPieces");
     }
   } else if (plan.fixed.blocks) {

@@ -11,9 +11,10 @@
 // Rarely, a step leaves a remainder the pair cannot hold (values whose exponents lie far
 // apart, with cancellation; or a double sum past DBL_MAX on the way). The pair then turns
 // "lost", the kernel does not write that piece but lists it in the workspace, and
-// reduceRedoPieces sums the listed pieces again with a block each and the full digits of
-// exact_sum.cuh, as reducelab::reduce does. If more pieces are lost than the list holds, it
-// redoes every piece. Either way the result is the correctly rounded exact sum.
+// reduceRedoPieces (or the call's last kernel, where that is reduceLongPieces of float or double
+// sums) sums the listed pieces again with a block each and the full digits of exact_sum.cuh, as
+// reducelab::reduce does. If more pieces are lost than the list holds, it redoes every piece.
+// Either way the result is the correctly rounded exact sum.
 //
 // Infinities and NaN travel as a "special" pair (a is NaN, b holds the flags of exact_sum.cuh):
 // the result then follows from the flags alone (NaN, or an infinity), as exact_result rules.

@@ -407,6 +407,16 @@ __device__ __noinline__ void redo_piece(rl::gmem<const T> x, std::uint64_t strid
   sync();  // digits and misc are reused by the next piece
 }
 
+// redo_piece for a kernel that sums pieces again itself (reduceLongPieces): the whole block, with
+// digits of its own in shared memory.
+template <class T, class Sem>
+__device__ __forceinline__ void redo_piece_in_block(rl::gmem<const T> x, std::uint64_t stride, std::uint64_t length,
+                                                    rl::gmem<typename Sem::Out> out) {
+  __shared__ unsigned long long digit_storage[ExactTraits<T>::kDigits];
+  __shared__ unsigned misc_storage[1];  // the piece's flags
+  redo_piece<T, typename Sem::Out, Sem::kMean>(x, stride, length, digit_storage, misc_storage, out);
+}
+
 // Launch with kThreads threads and any grid, after the kernels that listed pieces in `redo`:
 // block b sums listed pieces b, b + gridDim.x, ... exactly (redo_piece), or every piece when the
 // list overflowed; the last block clears the list. On an empty list (every block reads the same

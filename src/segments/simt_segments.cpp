@@ -74,6 +74,7 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
     return dim3(grid != 0 ? grid : static_cast<unsigned>(std::clamp<std::uint64_t>(wanted, 1, 16)));
   };
   bool redone_inside = false;  // as on the GPU: no redo launch after these kernels
+  std::uint64_t listed_before = 0;  // pieces listed for reduceLongPieces to sum again
   if constexpr (Sem::order_free) {
     bool narrow = false;  // as on the GPU (device_segments.cuh)
     // As on the GPU: kernel over kCols dense 16-bit columns, `counters` zero before and after.
@@ -306,7 +307,11 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
           redone_inside = block_rows_redo_v<T, Sem>;
         }
       }
-      if (!split && !deep && !by_block) rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo, longs);
+      if (!split && !deep && !by_block) {
+        redone_inside = long_pieces_redo_v<T, Sem>;  // as on the GPU: it sums the listed pieces again itself
+        listed_before = redo[0];
+        rl::launch(reduceLongPieces<T, Sem>, cfg, in, launched, bp, ep, out, redo, longs);
+      }
       if (counters[0] != 0 || counters[1] != 0) throw std::logic_error("reduceLongPieces left the long list set");
     }
   } else if (plan.fixed.blocks) {
@@ -316,8 +321,8 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
   }
   if constexpr (is_exact_pieces<Sem>::value) {
     if (redone_inside) {
-      if (redo[0] != 0) throw std::logic_error("a kernel that redoes its own pieces listed one for reduceRedoPieces");
-      last_redone = simt_redone_in_blocks;
+      if (redo[0] != 0) throw std::logic_error("a kernel that sums pieces again itself left the redo list set");
+      last_redone = listed_before + simt_redone_in_blocks;
     } else {
       cfg.grid = grid_for(std::min<std::uint64_t>(pieces.count, 4));
       cfg.name = "reduceRedoPieces";

@@ -581,6 +581,57 @@ TEST(BlockRows, LostRowsAreSummedAgainByTheirBlockOrListed) {
 // value of 2 to 4 near the row's end makes the lanes that read it widen their grid. Rows of 256
 // (u = 45, a row's grid), 8001 (u = 40, a warp each) and 9001 (a block each) have the CPU
 // backend's bits, and a row with the subnormal differs from the same row without it.
+// Segments longer than a tile (reduceLongPieces, the call's last kernel) whose pairs cannot hold
+// them (lost_rows: every third of 30, plus a NaN and an infinity), after 20 short segments that
+// the warps list as lost: the long-piece kernel sums both again itself, so no reduceRedoPieces
+// launch follows for float and double (half and bfloat16 keep it; their pairs hold some or all of
+// these, as for a block a row above). At grid 1 one block notes
+// more lost pieces than it holds at once (kLongRedoNotes) and sums them again between runs.
+// Sums and means have the CPU backend's bits at grids 0, 1 and 7, and every lost piece is counted.
+template <class T>
+void expect_long_segments_redone() {
+  constexpr bool inside = sizeof(T) >= 4;
+  const LostRows<T> l = lost_rows<T>(30, 77);
+  std::vector<T> x = l.x;
+  std::vector<std::int64_t> begin, end;
+  for (std::uint64_t r = 0; r < l.m.rows; ++r)
+    begin.push_back(static_cast<std::int64_t>(r * l.m.pitch)), end.push_back(begin.back() + static_cast<std::int64_t>(l.m.cols));
+  const double big = std::is_same_v<T, double> ? 0x1p600 : std::is_same_v<T, half> ? 0x1p15 : 0x1p100;
+  const double tiny = std::is_same_v<T, double> ? 0x1p-600 : std::is_same_v<T, half> ? 0x1p-20 : 0x1p-100;
+  for (int s = 0; s < 20; ++s) {  // {big, 1, tiny, -big}: the exact sum 1 + tiny
+    begin.push_back(static_cast<std::int64_t>(x.size()));
+    for (const double v : {big, 1.0, tiny, -big}) x.push_back(from_double<T>(v));
+    end.push_back(static_cast<std::int64_t>(x.size()));
+  }
+  const auto want = expected_segments(x, begin, end, op::sum{});
+  const auto want_mean = expected_segments(x, begin, end, op::mean{});
+  ASSERT_EQ(l.planted, 10u);
+  for (unsigned grid : {0u, 1u, 7u}) {
+    const std::string what = type_name<T>() + " grid " + std::to_string(grid);
+    simt::reset_accumulated_report();
+    expect_same(detail::simt_reduce_segments(x.data(), x.size(), begin, end, op::sum{}, grid), want, "sum " + what);
+    const std::uint64_t redone = detail::simt_last_redone();
+    expect_same(detail::simt_reduce_segments(x.data(), x.size(), begin, end, op::mean{}, grid), want_mean, "mean " + what);
+    const auto& grids = simt::accumulated_report().grids;
+    EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceLongPieces"), 2) << what;
+    EXPECT_EQ(std::count(grids.begin(), grids.end(), "reduceRedoPieces"), inside ? 0 : 2) << what;
+    if constexpr (std::is_same_v<T, half>) {
+      EXPECT_EQ(redone, 0u) << what;  // halves of 2^15 to 2^-20 fit the pair
+    } else if constexpr (std::is_same_v<T, bfloat16>) {
+      EXPECT_GE(redone, 20u) << what;
+      EXPECT_LE(redone, 30u) << what;
+    } else {
+      EXPECT_EQ(redone, l.planted + 20) << what;
+    }
+  }
+}
+TEST(LongPieces, LostSegmentsAreSummedAgainByTheCallsLastKernel) {
+  expect_long_segments_redone<float>();
+  expect_long_segments_redone<double>();
+  expect_long_segments_redone<bfloat16>();
+  expect_long_segments_redone<half>();
+}
+
 TEST(CutRows, DoubleRowsSplitOnAGridKeepASubnormalThatBreaksATie) {
   for (const std::uint64_t cols : {std::uint64_t(256), std::uint64_t(8001), std::uint64_t(9001)}) {
     const int u = cols == 256 ? 45 : 40;  // the sum's unit is 2^(1 - u): 256 to 512, or 8192 to 16384
