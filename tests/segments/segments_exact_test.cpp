@@ -573,20 +573,12 @@ TEST(BlockRows, LostRowsAreSummedAgainByTheirBlockOrListed) {
   expect_block_rows_redone<half>();
 }
 
-// Double rows are split on one grid (a row's in reduceCutRows, a lane's for several rounds in the
-// long rows' CutFold), the part below the grid checked by the exponents' range. Rows of values
-// 1 + k 2^-u (one grid for all) with one odd multiple of 2^-u and a zero, so that the exact sum lies
-// halfway between two doubles and rounds to the even one; in every other row the zero becomes a
-// subnormal below 2^-1042 (its high word zero), which breaks the tie upwards, and in every third a
-// value of 2 to 4 near the row's end makes the lanes that read it widen their grid. Rows of 256
-// (u = 45, a row's grid), 8001 (u = 40, a warp each) and 9001 (a block each) have the CPU
-// backend's bits, and a row with the subnormal differs from the same row without it.
 // Segments longer than a tile (reduceLongPieces, the call's last kernel) whose pairs cannot hold
 // them (lost_rows: every third of 30, plus a NaN and an infinity), after 20 short segments that
 // the warps list as lost: the long-piece kernel sums both again itself, so no reduceRedoPieces
 // launch follows for float and double (half and bfloat16 keep it; their pairs hold some or all of
-// these, as for a block a row above). At grid 1 one block notes
-// more lost pieces than it holds at once (kLongRedoNotes) and sums them again between runs.
+// these, as for a block a row above). At grid 1 one block notes more lost pieces than it holds at
+// once (kLongRedoNotes) and sums them again between runs.
 // Sums and means have the CPU backend's bits at grids 0, 1 and 7, and every lost piece is counted.
 template <class T>
 void expect_long_segments_redone() {
@@ -632,6 +624,14 @@ TEST(LongPieces, LostSegmentsAreSummedAgainByTheCallsLastKernel) {
   expect_long_segments_redone<half>();
 }
 
+// Double rows are split on one grid (a row's in reduceCutRows, a lane's for several rounds in the
+// long rows' CutFold), the part below the grid checked by the exponents' range. Rows of values
+// 1 + k 2^-u (one grid for all) with one odd multiple of 2^-u and a zero, so that the exact sum lies
+// halfway between two doubles and rounds to the even one; in every other row the zero becomes a
+// subnormal below 2^-1042 (its high word zero), which breaks the tie upwards, and in every third a
+// value of 2 to 4 near the row's end makes the lanes that read it widen their grid. Rows of 256
+// (u = 45, a row's grid), 8001 (u = 40, a warp each) and 9001 (a block each) have the CPU
+// backend's bits, and a row with the subnormal differs from the same row without it.
 TEST(CutRows, DoubleRowsSplitOnAGridKeepASubnormalThatBreaksATie) {
   for (const std::uint64_t cols : {std::uint64_t(256), std::uint64_t(8001), std::uint64_t(9001)}) {
     const int u = cols == 256 ? 45 : 40;  // the sum's unit is 2^(1 - u): 256 to 512, or 8192 to 16384

@@ -126,6 +126,45 @@ TEST(SegmentsGpuExact, LostRowsABlockEachHaveTheCpuBits) {
   expect_lost_rows_on_gpu<half>();
 }
 
+// Segments longer than a tile whose pairs cannot hold them (lost_rows, 300 rows as segments),
+// after 2000 short lost ones ({big, 1, tiny, -big}): for float and double sums and means the
+// long-piece kernel, the call's last, sums both again itself (its blocks note their own lost
+// pieces, more than they hold at once on a forced grid of 3), the others list them for the redo
+// launch; against the CPU backend, then an ordinary call finds both lists clear.
+template <class T>
+void expect_lost_long_segments_on_gpu() {
+  const LostRows<T> l = lost_rows<T>(300, 503);
+  std::vector<T> x = l.x;
+  std::vector<std::int64_t> begin, end;
+  for (std::uint64_t r = 0; r < l.m.rows; ++r)
+    begin.push_back(static_cast<std::int64_t>(r * l.m.pitch)), end.push_back(begin.back() + static_cast<std::int64_t>(l.m.cols));
+  const double big = std::is_same_v<T, double> ? 0x1p600 : std::is_same_v<T, half> ? 0x1p15 : 0x1p100;
+  const double tiny = std::is_same_v<T, double> ? 0x1p-600 : std::is_same_v<T, half> ? 0x1p-20 : 0x1p-100;
+  for (int s = 0; s < 2000; ++s) {
+    begin.push_back(static_cast<std::int64_t>(x.size()));
+    for (const double v : {big, 1.0, tiny, -big}) x.push_back(from_double<T>(v));
+    end.push_back(static_cast<std::int64_t>(x.size()));
+  }
+  DeviceBuffer<T> d(x.data(), x.size());
+  DeviceBuffer<std::int64_t> b(begin.data(), begin.size()), e(end.data(), end.size());
+  const std::string what = type_name<T>() + " lost long segments";
+  expect_gpu_segments(d.data, b.data, e.data, op::sum{}, expected_segments(x, begin, end, op::sum{}), what + " sum");
+  expect_gpu_segments(d.data, b.data, e.data, op::mean{}, expected_segments(x, begin, end, op::mean{}), what + " mean");
+  // An ordinary call after them: nothing left in either list.
+  const std::vector<std::int64_t> ob{0, 100, 5000}, oe{100, 5000, 20000};
+  const auto y = random_input<T>(20000, 3);
+  DeviceBuffer<T> dy(y.data(), y.size());
+  DeviceBuffer<std::int64_t> obd(ob.data(), ob.size()), oed(oe.data(), oe.size());
+  expect_gpu_segments(dy.data, obd.data, oed.data, op::sum{}, expected_segments(y, ob, oe, op::sum{}), what + ", after");
+}
+TEST(SegmentsGpuExact, LostLongSegmentsHaveTheCpuBits) {
+  REQUIRE_GPU();
+  expect_lost_long_segments_on_gpu<float>();
+  expect_lost_long_segments_on_gpu<double>();
+  expect_lost_long_segments_on_gpu<bfloat16>();
+  expect_lost_long_segments_on_gpu<half>();
+}
+
 // The columns of x (axis 0) under each of `ops` on the GPU, against the CPU backend.
 template <class T, class... Ops>
 void expect_gpu_columns_have_cpu_bits(const std::vector<T>& x, Matrix m, Ops... ops) {
