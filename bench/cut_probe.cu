@@ -1,5 +1,5 @@
 // cut_probe: exact double sums along matrix rows (reduce_axis, axis 1) against variants of the
-// row kernel's cut (cut_rows in src/segments/agent_segments.cuh), on device 0, cold (behind an L2
+// row kernel's cut (cut_rows in src/segments/agent_rows.cuh), on device 0, cold (behind an L2
 // flush), median of R. Rows of 4, 16 and 256 doubles, 2^28 elements in all.
 //   cut_probe [repeats=10] [library: only the library's kernel, at its row shape and at others]
 // Each variant: `lanes` lanes per row, `per` 16-byte vectors of the row a lane, `rows` rows a lane

@@ -1,4 +1,4 @@
-// rows_probe: reduceRowGroups (src/segments/agent_segments.cuh) with other lanes per row than
+// rows_probe: reduceRowGroups (src/segments/agent_rows.cuh) with other lanes per row than
 // plan_pieces gives it, beside the library's reduce_axis, on device 0. Each call is timed cold
 // (behind an L2 flush, median of R) and its output compared bit for bit with reduce_axis's.
 //   rows_probe [repeats=10] [16: rows of 16 elements (2^24 of them), of 256, and of 32 to 128;

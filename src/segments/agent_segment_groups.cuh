@@ -37,7 +37,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "segments/agent_segments.cuh"
+#include "segments/agent_long_pieces.cuh"
+#include "segments/agent_pieces.cuh"
 
 namespace reducelab::detail {
 

@@ -10,7 +10,7 @@
 #include "reducelab/detail/exact_sum.cuh"
 #include "reducelab/detail/launch.cuh"
 #include "reducelab/detail/workspace.hpp"
-#include "segments/agent_segment_groups.cuh"
+#include "segments/agent_segments.cuh"
 
 namespace reducelab {
 namespace detail {
@@ -89,7 +89,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
   bool redone_inside = false;
   if constexpr (Sem::order_free) {
     bool narrow = false;  // columns taken by a kernel of their own (read as one array, or half columns in bands)
-    // Dense 16-bit columns read as one array (agent_segments.cuh): kKernel over kCols columns with
+    // Dense 16-bit columns read as one array (agent_columns.cuh): kKernel over kCols columns with
     // its counters in the piece tickets, at most kHalfColumnBlocksPerSm blocks an SM.
     const auto launch_dense_half = [&]<auto kKernel, unsigned kCols>(const auto& counters, const char* what) -> Status {
       std::uint64_t held = 0;
@@ -176,7 +176,7 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       return {};
     };
     // reduceColumns over the columns read as E under S: words of two half columns (PairExtremum,
-    // PairSum) or vectors of columns (VecColumns), `p` counting them (agent_segments.cuh). With
+    // PairSum) or vectors of columns (VecColumns), `p` counting them (agent_columns.cuh). With
     // `vectors`, only where the launch's shape lets them pay (vec_columns_pay; `lanes_group`: the
     // kernel a column or a word a lane would give each warp a whole group); *taken says whether
     // it launched.

@@ -75,7 +75,7 @@ RL_HD_INLINE typename Sem::Out half_chain_result(double s, std::uint64_t n) {
 // Batches add in plain double while the exponents seen keep every partial sum exact for as many
 // elements as the thread may take (`span`); a batch that would widen the window past that first
 // hands the running sum to the pair, with one combine. RunningFold keeps one, the fold of two
-// columns a lane (agent_segments.cuh) one per column.
+// columns a lane (agent_columns.cuh) one per column.
 template <class T, class Sem>
 struct ColumnWindow {
   using Acc = typename Sem::Acc;
@@ -324,7 +324,7 @@ struct PairFold {
   __device__ __forceinline__ void take_one(T x, std::uint64_t) { acc = Sem::template absorb_run<1>(acc, &x); }
 };
 
-// Whether Sem folds several columns' exact sums a lane (PairSum, VecColumns; agent_segments.cuh):
+// Whether Sem folds several columns' exact sums a lane (PairSum, VecColumns; agent_columns.cuh):
 // its Acc holds Acc::kColumns columns' pairs, and Sem::Column is one column's semantics.
 template <class Sem>
 inline constexpr bool two_columns_v = requires { typename Sem::Column; };

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "segments/agent_segment_groups.cuh"
+#include "segments/agent_segments.cuh"
 #include "simt/portable.cuh"
 
 namespace reducelab::detail {
