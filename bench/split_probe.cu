@@ -20,7 +20,11 @@
 //   staged: 16384 x 16384 and 8192 x 32768 exact (and plain) double sums a block a row through a
 //           ring of shared memory that bulk copies fill (no registers for the loads in flight),
 //           beside the library's kernel and it bound to four blocks an SM.
-//   split_probe [repeats=10] [few|counts|warps|blocks|threads|launches|reads|staged: only that part]
+//   pipelined: 16384 x 16384 and 8192 x 32768 exact double sums, a row at a time on each of the
+//           blocks the GPU holds (rows from a counter), the next row's first loads issued before
+//           the row's fold; loads in registers, as the library's kernel; and a block a row with
+//           two buffers of loads, the next round's issued before the held one is folded.
+//   split_probe [repeats=10] [few|counts|warps|blocks|threads|launches|reads|staged|pipelined: only that part]
 #include <cuda_runtime.h>
 
 #include <cub/device/device_segmented_reduce.cuh>
@@ -674,6 +678,98 @@ __global__ void __launch_bounds__((kC + 1) * 32, 1)
   }
 }
 
+// ---- pipelined: a block a row from a counter, the next row's loads in flight across the fold ----
+// Exact double sums of a matrix's rows (16-byte aligned, whole rounds of kThreads x kIn vectors)
+// on the blocks the GPU holds, each taking its next row from a counter as staged_rows does, but
+// with the loads in registers as the library's reduceBlockRows holds them (CutFold, the same
+// striped loads). What differs: once a lane has folded its row's last round it issues the first
+// round of its next row, and only then settles its sums and joins the block's fold, so a row's end
+// leaves loads in flight instead of an idle slot until the next block starts. Only barriers and
+// atomics: the SIMT backend could run it.
+template <unsigned kIn, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    pipelined_rows(const double* input, Pieces pieces, double* output, unsigned long long* next) {
+  using Sem = piece_semantics_t<double, op::sum>;
+  using Acc = typename Sem::Acc;
+  constexpr std::uint64_t kRound = std::uint64_t(kThreads) * kIn * 2;  // elements a round
+  __shared__ Acc slot_storage[2][kWarps];  // a row's fold, alternate rows (block_fold's reuse)
+  __shared__ unsigned long long row_after[2];
+  const unsigned t = threadIdx.x;
+  const std::uint64_t rounds = pieces.length / kRound;
+  std::uint64_t row = blockIdx.x;
+  if (row >= pieces.count) return;
+  if (t == 0) row_after[0] = gridDim.x + atomicAdd(next, 1ull);
+  Vec<double> v[kIn];
+  rl::gmem<const double> src = input + row * pieces.step;
+#pragma unroll
+  for (unsigned j = 0; j < kIn; ++j) v[j] = load_vec(src, (std::uint64_t(j) * kThreads + t) * 2);
+  __syncthreads();  // row_after[0]
+  for (unsigned parity = 0;; parity ^= 1) {
+    const std::uint64_t after = row_after[parity];
+    rl::gmem<const double> then = input + (after < pieces.count ? after : row) * pieces.step;
+    CutFold fold;
+    for (std::uint64_t k = 0; k < rounds; ++k) {
+      fold.template take_round<kIn>(v);
+      const bool last = k + 1 == rounds;
+      if (last && after >= pieces.count) break;
+      const rl::gmem<const double> from = last ? then : src;
+      const std::uint64_t at = last ? 0 : (k + 1) * kRound;
+#pragma unroll
+      for (unsigned j = 0; j < kIn; ++j) v[j] = load_vec(from, at + (std::uint64_t(j) * kThreads + t) * 2);
+    }
+    fold.settle();
+    Acc acc{fold.a, fold.b};
+    if (!fold.exact) {
+      PairFold<double, Sem> pf;
+      fold_contiguous<double, 1>(pf, src, pieces.length, kThreads, t);
+      acc = pf.acc;
+    }
+    if (t == 0) row_after[parity ^ 1] = gridDim.x + atomicAdd(next, 1ull);
+    acc = block_fold<Sem>(acc, slot_storage[parity]);
+    if (t == 0) output[row] = Sem::finish(acc, pieces.length);
+    if (after >= pieces.count) break;
+    row = after;
+    src = then;
+  }
+}
+
+// A block a row (reduceBlockRows' grid) with two register buffers of kIn loads: a lane issues
+// the next round's loads before it folds the round it holds, so its loads stay in flight while it
+// computes (the library's kernel issues a round, waits, then folds it).
+template <unsigned kIn, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    buffered_rows(const double* input, Pieces pieces, double* output, unsigned long long*) {
+  using Sem = piece_semantics_t<double, op::sum>;
+  using Acc = typename Sem::Acc;
+  constexpr std::uint64_t kRound = std::uint64_t(kThreads) * kIn * 2;  // elements a round
+  __shared__ Acc slot_storage[kWarps];
+  const unsigned t = threadIdx.x;
+  const std::uint64_t r = blockIdx.x, rounds = pieces.length / kRound;  // an even number
+  const rl::gmem<const double> src = input + r * pieces.step;
+  const auto load = [&](Vec<double>* v, std::uint64_t k) {
+#pragma unroll
+    for (unsigned j = 0; j < kIn; ++j) v[j] = load_vec(src, k * kRound + (std::uint64_t(j) * kThreads + t) * 2);
+  };
+  Vec<double> a[kIn], b[kIn];
+  load(a, 0);
+  CutFold fold;
+  for (std::uint64_t k = 0; k < rounds; k += 2) {
+    load(b, k + 1);
+    fold.template take_round<kIn>(a);
+    if (k + 2 < rounds) load(a, k + 2);
+    fold.template take_round<kIn>(b);
+  }
+  fold.settle();
+  Acc acc{fold.a, fold.b};
+  if (!fold.exact) {
+    PairFold<double, Sem> pf;
+    fold_contiguous<double, 1>(pf, src, pieces.length, kThreads, t);
+    acc = pf.acc;
+  }
+  acc = block_fold<Sem>(acc, slot_storage);
+  if (t == 0) output[r] = Sem::finish(acc, pieces.length);
+}
+
 // One staged kernel (kT threads, stages of `stage_bytes`, kStages of them) on the blocks the GPU
 // holds (per_sm_wanted: as much shared memory as leaves room for no more blocks an SM than that),
 // timed cold; exact sums compared with reduce_axis's bits. Each launch takes a fresh row counter.
@@ -717,6 +813,10 @@ struct StagedRun {
                 !exact ? "" : equal ? "  bits equal" : "  BITS DIFFER");
     std::fflush(stdout);
   }
+  template <unsigned kIn, int kMinBlocks>
+  void pipelined(const char* what) {
+    time(what, pipelined_rows<kIn, kMinBlocks>, kThreads, kThreads * kIn * 16, 0, true);
+  }
   template <unsigned kT, unsigned kIn, unsigned kStages, bool kExact = true>
   void barrier(const char* what) {
     time(what, staged_rows<kT, kIn, kStages, kExact>, kT, kT * kIn * 16, kStages, kExact);
@@ -731,6 +831,33 @@ struct StagedRun {
          kExact, per_sm_wanted);
   }
 };
+
+// The pipelined rows against the library's kernel, 8 loads a round (the library's) and 4.
+void pipelined(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) {
+  Rows<double, op::sum> c(flush, repeats, rows, cols);
+  using Sem = typename Rows<double, op::sum>::Sem;
+  unsigned long long* counters = nullptr;
+  CK(cudaMalloc(&counters, kStagedCounters * sizeof(unsigned long long)));
+  CK(cudaMemset(counters, 0, kStagedCounters * sizeof(unsigned long long)));
+  StagedRun run{c, counters};
+  const unsigned grid = static_cast<unsigned>(c.rows);
+  constexpr auto library = reduceBlockRows<double, Sem>;
+  for (int pass = 0; pass < 2; ++pass) {
+    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads>>>(c.x, c.p, 0, c.out, c.redo); });
+    run.pipelined<8, 1>("pipelined, 8 loads");
+    run.pipelined<8, 3>("pipelined, 8 loads, 3/SM bound");
+    run.pipelined<4, 1>("pipelined, 4 loads");
+    run.pipelined<4, 5>("pipelined, 4 loads, 5/SM bound");
+    const auto buffered = [&](const char* what, auto kernel) {
+      c.time(what, kernel, [&] { kernel<<<grid, kThreads>>>(c.x, c.p, c.out, c.redo); });
+    };
+    buffered("two buffers of 4 loads, 3/SM", buffered_rows<4, 3>);
+    buffered("two buffers of 4 loads, 4/SM", buffered_rows<4, 4>);
+    buffered("two buffers of 2 loads, 5/SM", buffered_rows<2, 5>);
+    buffered("two buffers of 8 loads, 2/SM", buffered_rows<8, 2>);
+  }
+  CK(cudaFree(counters));
+}
 
 // The staged rows against the library's kernel (and it bound to four blocks an SM).
 void staged(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) {
@@ -818,6 +945,10 @@ int main(int argc, char** argv) {
     threads<double, 8, false>(flush, repeats, 16384, 16384);
     threads<double, 8, false>(flush, repeats, 8192, 32768);
     threads<float, 4, true>(flush, repeats, 16384, 16384);
+  }
+  if (part("pipelined")) {
+    pipelined(flush, repeats, 16384, 16384);
+    pipelined(flush, repeats, 8192, 32768);
   }
   if (part("staged")) {
     staged(flush, repeats, 16384, 16384);
