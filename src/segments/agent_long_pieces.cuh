@@ -71,9 +71,10 @@ inline bool deep_rows_fit(const Pieces& p, std::uint64_t blocks) {
 // call (H200, 2^26 doubles in segments of 1 to 4096 elements, bench/segwarp_probe links).
 // Float and double sums and means only (half sums took 42 -> 48 registers with it: five blocks
 // an SM instead of six), and not with eight loads a thread (kDeep: a few long rows, where one
-// launch more is little); those keep reduceRedoPieces after them. Float and double sums keep four
-// blocks an SM (56 and 64 registers, against 59 and 54), exact float means go from five to four
-// (54 registers against 48).
+// launch more is little); those keep reduceRedoPieces after them. With the redo (ptxas, sm_90)
+// float and double sums keep four blocks an SM (60 and 62 registers, against 59 and 54 without
+// it), double means too (64 against 56); exact float means go from five to four (64 against 48),
+// a cost not measured on a GPU (bench times no means).
 template <class T, class Sem>
 inline constexpr bool long_pieces_redo_v = is_exact_pieces<Sem>::value && sizeof(T) >= 4;
 inline constexpr unsigned kLongRedoNotes = 8;
@@ -128,6 +129,11 @@ __device__ __forceinline__ void long_pieces_and_redo(rl::gmem<const T> input, co
   std::uint64_t todo = pieces.count;
   bool from_list = false;
   if (pieces.skip_short && listed_at[0] <= long_slots()) todo = listed_at[0], from_list = true;
+  const auto sum_again = [&](std::uint64_t p) {  // the whole block, with digits
+    std::uint64_t first = 0, length = 0;
+    piece_extent(pieces, begin, end, p, &first, &length);
+    redo_piece_in_block<T, Sem>(input + first, pieces.stride, length, output + p);
+  };
   // The loop over the long pieces, left whenever the notes are full to sum those pieces again.
   std::uint64_t i = blockIdx.x;
   for (;;) {
@@ -146,10 +152,7 @@ __device__ __forceinline__ void long_pieces_and_redo(rl::gmem<const T> input, co
     }
     const unsigned noted = static_cast<unsigned>(notes[0]);
     for (unsigned k = 0; k < noted; ++k) {
-      const std::uint64_t p = notes[1 + k];
-      std::uint64_t first = 0, length = 0;
-      piece_extent(pieces, begin, end, p, &first, &length);
-      redo_piece_in_block<T, Sem>(input + first, pieces.stride, length, output + p);
+      sum_again(notes[1 + k]);
 #if RL_SIMT
       if (threadIdx.x == 0) ++simt_redone_in_blocks;
 #endif
@@ -162,14 +165,7 @@ __device__ __forceinline__ void long_pieces_and_redo(rl::gmem<const T> input, co
   // The pieces the kernels before listed (they have ended: the count is final), or every piece
   // when the list overflowed, as reduceRedoPieces takes them.
   const unsigned long long listed = redo_listed[0];
-  const bool every = listed > redo_slots();
-  const std::uint64_t count = every ? pieces.count : listed;
-  for (std::uint64_t k = blockIdx.x; k < count; k += gridDim.x) {
-    const std::uint64_t p = every ? k : static_cast<std::uint64_t>(redo[2 + k]);
-    std::uint64_t first = 0, length = 0;
-    piece_extent(pieces, begin, end, p, &first, &length);
-    redo_piece_in_block<T, Sem>(input + first, pieces.stride, length, output + p);
-  }
+  for_listed_pieces(listed, pieces.count, redo, sum_again);
   // The last block clears the lists for the next call; over empty ones, no ticket (below).
   if ((listed_at[0] != 0 || listed != 0) && threadIdx.x == 0) {
     __threadfence();

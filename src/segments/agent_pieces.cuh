@@ -59,20 +59,6 @@ __device__ __forceinline__ bool is_aligned16(rl::gmem<const T> p) {
   return misalignment16(p) == 0;
 }
 
-// The first element and the length of piece p.
-template <class Index>
-__device__ __forceinline__ void piece_extent(const Pieces& pieces, Index begin, Index end, std::uint64_t p,
-                                             std::uint64_t* first, std::uint64_t* length) {
-  if (pieces.offsets) {
-    const std::int64_t b = begin[p], e = end[p];
-    *length = segment_length(b, e);
-    *first = *length ? static_cast<std::uint64_t>(b) : 0;
-  } else {
-    *first = p * pieces.step;
-    *length = pieces.length;
-  }
-}
-
 // The block's order for a contiguous piece of n <= kTile elements (one chunk, one tile), computed
 // by one warp. Lane l stands for the block's threads l + 32 w (w < kWarps): it folds each one's
 // vectors as fold_chunk would, the warp folds each w as block_fold's warps do, and lane 0 replays

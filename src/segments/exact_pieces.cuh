@@ -329,6 +329,20 @@ struct PairFold {
 template <class Sem>
 inline constexpr bool two_columns_v = requires { typename Sem::Column; };
 
+// The first element and the length of piece p.
+template <class Index>
+__device__ __forceinline__ void piece_extent(const Pieces& pieces, Index begin, Index end, std::uint64_t p,
+                                             std::uint64_t* first, std::uint64_t* length) {
+  if (pieces.offsets) {
+    const std::int64_t b = begin[p], e = end[p];
+    *length = segment_length(b, e);
+    *first = *length ? static_cast<std::uint64_t>(b) : 0;
+  } else {
+    *first = p * pieces.step;
+    *length = pieces.length;
+  }
+}
+
 // Lists piece p for the redo (reduceRedoPieces sums it again and writes its result).
 __device__ __forceinline__ void list_for_redo(rl::gmem<unsigned long long> redo, std::uint64_t piece) {
   const unsigned long long slot = atomicAdd(&redo[0], 1ull);
@@ -417,6 +431,18 @@ __device__ __forceinline__ void redo_piece_in_block(rl::gmem<const T> x, std::ui
   redo_piece<T, typename Sem::Out, Sem::kMean>(x, stride, length, digit_storage, misc_storage, out);
 }
 
+// Block b's share of the pieces listed in `redo` (`listed`: the count the block read, once the
+// kernels that list have ended): listed pieces b, b + gridDim.x, ..., or every one of the call's
+// `count` pieces when more were listed than the list holds. redo_one(p) sums piece p again; the
+// whole block calls it (reduceRedoPieces, and reduceLongPieces where it ends the call).
+template <class RedoOne>
+__device__ __forceinline__ void for_listed_pieces(unsigned long long listed, std::uint64_t count,
+                                                  rl::gmem<unsigned long long> redo, RedoOne redo_one) {
+  const bool every = listed > redo_slots();
+  const std::uint64_t todo = every ? count : listed;
+  for (std::uint64_t i = blockIdx.x; i < todo; i += gridDim.x) redo_one(every ? i : static_cast<std::uint64_t>(redo[2 + i]));
+}
+
 // Launch with kThreads threads and any grid, after the kernels that listed pieces in `redo`:
 // block b sums listed pieces b, b + gridDim.x, ... exactly (redo_piece), or every piece when the
 // list overflowed; the last block clears the list. On an empty list (every block reads the same
@@ -438,21 +464,11 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   const unsigned long long listed = listed_at[0];
   if (listed == 0) return;
-  const bool every = listed > redo_slots();
-  const std::uint64_t todo = every ? pieces.count : listed;
-  for (std::uint64_t i = blockIdx.x; i < todo; i += gridDim.x) {
-    const std::uint64_t p = every ? i : static_cast<std::uint64_t>(redo[2 + i]);
+  for_listed_pieces(listed, pieces.count, redo, [=](std::uint64_t p) {
     std::uint64_t first = 0, length = 0;
-    if (pieces.offsets) {
-      const std::int64_t b = begin[p], e = end[p];
-      length = segment_length(b, e);
-      first = length ? static_cast<std::uint64_t>(b) : 0;
-    } else {
-      first = p * pieces.step;
-      length = pieces.length;
-    }
+    piece_extent(pieces, begin, end, p, &first, &length);
     redo_piece<T, Out, kMean>(input + first, pieces.stride, length, digits, misc, output + p);
-  }
+  });
   if (threadIdx.x == 0) {
     __threadfence();
     if (atomicAdd(&redo[1], 1ull) == gridDim.x - 1ull) {
