@@ -776,8 +776,16 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 inline constexpr std::uint64_t kStagedCounters = 1 << 16;  // launches a call can time
 struct StagedRun {
   Rows<double, op::sum>& c;
-  unsigned long long* counters;
+  unsigned long long* counters = nullptr;  // a row counter for each launch, zero
   std::uint64_t used = 0;
+
+  explicit StagedRun(Rows<double, op::sum>& rows) : c(rows) {
+    CK(cudaMalloc(&counters, kStagedCounters * sizeof(unsigned long long)));
+    CK(cudaMemset(counters, 0, kStagedCounters * sizeof(unsigned long long)));
+  }
+  ~StagedRun() { CK(cudaFree(counters)); }
+  StagedRun(const StagedRun&) = delete;
+  StagedRun& operator=(const StagedRun&) = delete;
 
   template <class K>
   void time(const char* what, K kernel, unsigned threads, std::uint64_t stage_bytes, unsigned stages, bool exact,
@@ -836,10 +844,7 @@ struct StagedRun {
 void pipelined(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) {
   Rows<double, op::sum> c(flush, repeats, rows, cols);
   using Sem = typename Rows<double, op::sum>::Sem;
-  unsigned long long* counters = nullptr;
-  CK(cudaMalloc(&counters, kStagedCounters * sizeof(unsigned long long)));
-  CK(cudaMemset(counters, 0, kStagedCounters * sizeof(unsigned long long)));
-  StagedRun run{c, counters};
+  StagedRun run(c);
   const unsigned grid = static_cast<unsigned>(c.rows);
   constexpr auto library = reduceBlockRows<double, Sem>;
   for (int pass = 0; pass < 2; ++pass) {
@@ -856,17 +861,13 @@ void pipelined(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint6
     buffered("two buffers of 2 loads, 5/SM", buffered_rows<2, 5>);
     buffered("two buffers of 8 loads, 2/SM", buffered_rows<8, 2>);
   }
-  CK(cudaFree(counters));
 }
 
 // The staged rows against the library's kernel (and it bound to four blocks an SM).
 void staged(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) {
   Rows<double, op::sum> c(flush, repeats, rows, cols);
   using Sem = typename Rows<double, op::sum>::Sem;
-  unsigned long long* counters = nullptr;
-  CK(cudaMalloc(&counters, kStagedCounters * sizeof(unsigned long long)));
-  CK(cudaMemset(counters, 0, kStagedCounters * sizeof(unsigned long long)));
-  StagedRun run{c, counters};
+  StagedRun run(c);
   const unsigned grid = static_cast<unsigned>(c.rows);
   constexpr auto library = reduceBlockRows<double, Sem>;
   constexpr auto bound = block_rows_in<double, Sem, 8, 4>;
@@ -902,7 +903,6 @@ void staged(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t
     run.warps<8, 8, 2, false, true, false>("plain: warps, 8, 32 KiB x 2, last folds");
     run.warps<8, 4, 2, false, true, false>("plain: warps, 8, 16 KiB x 2, 4/SM", 4);
   }
-  CK(cudaFree(counters));
 }
 }  // namespace
 

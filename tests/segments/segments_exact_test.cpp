@@ -583,18 +583,10 @@ TEST(BlockRows, LostRowsAreSummedAgainByTheirBlockOrListed) {
 template <class T>
 void expect_long_segments_redone() {
   constexpr bool inside = sizeof(T) >= 4;
-  const LostRows<T> l = lost_rows<T>(30, 77);
-  std::vector<T> x = l.x;
-  std::vector<std::int64_t> begin, end;
-  for (std::uint64_t r = 0; r < l.m.rows; ++r)
-    begin.push_back(static_cast<std::int64_t>(r * l.m.pitch)), end.push_back(begin.back() + static_cast<std::int64_t>(l.m.cols));
-  const double big = std::is_same_v<T, double> ? 0x1p600 : std::is_same_v<T, half> ? 0x1p15 : 0x1p100;
-  const double tiny = std::is_same_v<T, double> ? 0x1p-600 : std::is_same_v<T, half> ? 0x1p-20 : 0x1p-100;
-  for (int s = 0; s < 20; ++s) {  // {big, 1, tiny, -big}: the exact sum 1 + tiny
-    begin.push_back(static_cast<std::int64_t>(x.size()));
-    for (const double v : {big, 1.0, tiny, -big}) x.push_back(from_double<T>(v));
-    end.push_back(static_cast<std::int64_t>(x.size()));
-  }
+  const LostSegments<T> l = lost_segments<T>(30, 77, 20);
+  const auto& x = l.x;
+  const auto& begin = l.begin;
+  const auto& end = l.end;
   const auto want = expected_segments(x, begin, end, op::sum{});
   const auto want_mean = expected_segments(x, begin, end, op::mean{});
   ASSERT_EQ(l.planted, 10u);

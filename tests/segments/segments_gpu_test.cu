@@ -133,18 +133,10 @@ TEST(SegmentsGpuExact, LostRowsABlockEachHaveTheCpuBits) {
 // launch; against the CPU backend, then an ordinary call finds both lists clear.
 template <class T>
 void expect_lost_long_segments_on_gpu() {
-  const LostRows<T> l = lost_rows<T>(300, 503);
-  std::vector<T> x = l.x;
-  std::vector<std::int64_t> begin, end;
-  for (std::uint64_t r = 0; r < l.m.rows; ++r)
-    begin.push_back(static_cast<std::int64_t>(r * l.m.pitch)), end.push_back(begin.back() + static_cast<std::int64_t>(l.m.cols));
-  const double big = std::is_same_v<T, double> ? 0x1p600 : std::is_same_v<T, half> ? 0x1p15 : 0x1p100;
-  const double tiny = std::is_same_v<T, double> ? 0x1p-600 : std::is_same_v<T, half> ? 0x1p-20 : 0x1p-100;
-  for (int s = 0; s < 2000; ++s) {
-    begin.push_back(static_cast<std::int64_t>(x.size()));
-    for (const double v : {big, 1.0, tiny, -big}) x.push_back(from_double<T>(v));
-    end.push_back(static_cast<std::int64_t>(x.size()));
-  }
+  const LostSegments<T> l = lost_segments<T>(300, 503, 2000);
+  const auto& x = l.x;
+  const auto& begin = l.begin;
+  const auto& end = l.end;
   DeviceBuffer<T> d(x.data(), x.size());
   DeviceBuffer<std::int64_t> b(begin.data(), begin.size()), e(end.data(), end.size());
   const std::string what = type_name<T>() + " lost long segments";

@@ -248,12 +248,16 @@ struct LostRows {
   Matrix m;
   std::uint64_t planted = 0;  // rows with the four values
 };
+// The planted values 2^e and 2^-e.
+template <class T>
+constexpr double lost_big = std::is_same_v<T, double> ? 0x1p600 : std::is_same_v<T, half> ? 0x1p15 : 0x1p100;
+template <class T>
+constexpr double lost_tiny = std::is_same_v<T, double> ? 0x1p-600 : std::is_same_v<T, half> ? 0x1p-20 : 0x1p-100;
 template <class T>
 LostRows<T> lost_rows(std::uint64_t rows, std::uint64_t seed) {
   const std::uint64_t cols = sizeof(T) == 2 ? 33001 : 9001;
   LostRows<T> l{random_input<T>(rows * (cols + 3), seed), Matrix{rows, cols, cols + 3}, 0};
-  const double big = std::is_same_v<T, double> ? 0x1p600 : std::is_same_v<T, half> ? 0x1p15 : 0x1p100;
-  const double tiny = std::is_same_v<T, double> ? 0x1p-600 : std::is_same_v<T, half> ? 0x1p-20 : 0x1p-100;
+  const double big = lost_big<T>, tiny = lost_tiny<T>;
   for (std::uint64_t r = 0; r < rows; r += 3, ++l.planted) {
     T* row = l.x.data() + r * l.m.pitch;
     const std::uint64_t k = r % 1000;
@@ -262,6 +266,29 @@ LostRows<T> lost_rows(std::uint64_t rows, std::uint64_t seed) {
   }
   if (rows > 25) l.x[20 * l.m.pitch + 77] = from_double<T>(std::nan("")), l.x[25 * l.m.pitch + 88] = from_double<T>(-INFINITY);
   return l;
+}
+
+// lost_rows' rows as segments longer than a tile, then `shorts` segments {2^e, 1, 2^-e, -2^e}
+// (exact sum 1 + 2^-e): short ones, which the warps list as lost where a pair cannot hold them
+// (all but half's).
+template <class T>
+struct LostSegments {
+  std::vector<T> x;
+  std::vector<std::int64_t> begin, end;
+  std::uint64_t planted = 0;  // long segments with the four values
+};
+template <class T>
+LostSegments<T> lost_segments(std::uint64_t rows, std::uint64_t seed, unsigned shorts) {
+  LostRows<T> l = lost_rows<T>(rows, seed);
+  LostSegments<T> s{std::move(l.x), {}, {}, l.planted};
+  for (std::uint64_t r = 0; r < l.m.rows; ++r)
+    s.begin.push_back(static_cast<std::int64_t>(r * l.m.pitch)), s.end.push_back(s.begin.back() + static_cast<std::int64_t>(l.m.cols));
+  for (unsigned k = 0; k < shorts; ++k) {
+    s.begin.push_back(static_cast<std::int64_t>(s.x.size()));
+    for (const double v : {lost_big<T>, 1.0, lost_tiny<T>, -lost_big<T>}) s.x.push_back(from_double<T>(v));
+    s.end.push_back(static_cast<std::int64_t>(s.x.size()));
+  }
+  return s;
 }
 
 }  // namespace rltest
