@@ -5,7 +5,7 @@
 // Each variant: `lanes` lanes per row, `per` 16-byte vectors of the row a lane, `rows` rows a lane
 // in flight, `pre` whether the next step's loads are issued before this step's arithmetic.
 //   plain  a plain double sum of each row (not exact): what the loads and shuffles cost alone
-//   row    the row kernel's cut before its split (exact_sum.cuh's double_cut, two grids): the
+//   row    the row kernel's cut before its split (double_cut below, two grids): the
 //          row's largest magnitude (shuffled across its lanes) sets the grids, two plain sums,
 //          shuffled and rounded once
 //   lane   each lane cuts its own elements on its own grid (no shuffle before the arithmetic),
@@ -29,6 +29,58 @@ namespace {
 using namespace reducelab;
 using namespace reducelab::detail;
 using Sem = piece_semantics_t<double, op::sum>;
+
+// ---- doubles cut on a shared grid (the library's cut before its split: exact_sum.cuh's double_split)
+// Double elements carry full 53-bit significands, so a plain double sum of them is rarely exact.
+// But a group of at most 2^(l-1) doubles, all below 2^e in magnitude, sums exactly as two plain
+// double sums when their bits are cut at two fixed places shared by the whole group:
+//   with sigma1 = 2^(e + l), q = (sigma1 + x) - sigma1 is x rounded to the grid 2^(e + l - 53),
+//   and p = x - q is exact (|x| <= sigma1: the error of that addition). Every q lies on the grid
+//   and together they stay below 2^(e + l - 1), 2^52 grid steps, so their sum is exact in any
+//   order. The p's lie below 2^(e + l - 53) and go through the same cut with
+//   sigma2 = 2^(e + 2l - 53); what is left, r = p - q2, is zero for every element whose lowest
+//   bit is at or above 2^(e + 2l - 106).
+// So when every r is zero, s1 + s2 (sums of the q's and the q2's) is the exact sum of the group:
+// true of any group whose exponents span up to about 51 - 2l binades (44 for 16 elements), and
+// always checked. Per element: six additions and a comparison, no branch, no dependency between
+// elements but the two running sums (a TwoSum pair chains two dependent TwoSums per element).
+struct DoubleCut {
+  double sigma1;
+  double sigma2;
+  bool usable;  // false: zeros only, an infinity or NaN, or a group too near the ends of the range
+};
+// The cut for `count` doubles whose largest magnitude has the high word `most` (bits 32..62).
+__host__ __device__ __forceinline__ DoubleCut double_cut(std::uint32_t most, std::uint64_t count) {
+  const int field = static_cast<int>(most >> 20);
+  const int l = ceil_log2(count) + 1;
+  const int e = (field == 0 ? 1 : field) - 1022;  // every |x| < 2^e
+  const int k1 = e + l, k2 = k1 - 53 + l;
+  DoubleCut c;
+  // sigma1 finite (sigma1 + x then is too), and the second grid 2^(k2 - 53) no finer than the
+  // smallest subnormal, so sigma2 is normal and the cut's arithmetic exact as above.
+  c.usable = most != 0 && field != 0x7ff && k1 <= 1023 && k2 >= -1021;
+  c.sigma1 = c.usable ? double_from_bits(static_cast<std::uint64_t>(k1 + 1023) << 52) : 0.0;
+  c.sigma2 = c.usable ? double_from_bits(static_cast<std::uint64_t>(k2 + 1023) << 52) : 0.0;
+  return c;
+}
+// The magnitude bits of a double's high word (what double_cut takes the largest of).
+__host__ __device__ __forceinline__ std::uint32_t high_magnitude(double x) {
+  return static_cast<std::uint32_t>(bits_of_double(x) >> 32) & 0x7fffffffu;
+}
+// The two sums of a cut group and whether any element left a remainder (then they are not exact).
+struct CutSum {
+  double s1 = 0.0;
+  double s2 = 0.0;
+  bool left = false;
+};
+__host__ __device__ __forceinline__ void cut_add(CutSum& s, const DoubleCut& c, double x) {
+  const double q = (c.sigma1 + x) - c.sigma1;
+  const double p = x - q;
+  const double q2 = (c.sigma2 + p) - c.sigma2;
+  s.s1 += q;
+  s.s2 += q2;
+  s.left = s.left | ((p - q2) != 0);
+}
 
 enum Mode { kPlain, kRow, kLane };
 

@@ -227,23 +227,6 @@ struct WindowFold {
     w = window_identity();
   }
 };
-// The largest split_magnitude of N vectors of doubles and the smallest non-zero one minus one
-// (zeros wrap to the top): what double_split and split_holds take.
-template <unsigned N>
-__device__ __forceinline__ void split_magnitude_range(const Vec<double>* v, std::uint32_t* most, std::uint32_t* least) {
-  std::uint32_t hi = 0, lo = 0xffffffffu;
-#pragma unroll
-  for (unsigned i = 0; i < N; ++i)
-#pragma unroll
-    for (unsigned j = 0; j < 2; ++j) {
-      const std::uint32_t m = split_magnitude(v[i].v[j]);
-      hi = m > hi ? m : hi;
-      lo = m - 1u < lo ? m - 1u : lo;
-    }
-  *most = hi;
-  *least = lo;
-}
-
 // A lane's doubles a round of loads at a time (fold_contiguous's take_round), split on one grid
 // (double_split, exact_sum.cuh) into two plain double sums, even and odd elements in separate
 // chains. The grid is kept while the rounds' largest exponent stays within it, for up to kRounds

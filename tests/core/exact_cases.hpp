@@ -170,6 +170,20 @@ std::vector<ExactCase<T>> edge_cases() {
   } else {
     cases.pop_back();
   }
+  if constexpr (std::is_same_v<T, double>) {
+    // The tile's split on one grid (agent_exact.cuh) at its edge: in a 4096-element tile the GPU's
+    // thread 0 owns elements 0, 513 and 3585; 1 and -1 cancel and leave s = (1 + 2^-52) 2^low,
+    // whose last bit is the rest's sum on the grid (low -43, -44: within 44 binades of 1) or goes
+    // through the pair (-45 and below).
+    for (const int low : {-43, -44, -45, -90}) {
+      const double s = std::ldexp(1.0 + std::ldexp(1.0, -52), low);
+      std::vector<double> v(4096, 0.0);
+      v[0] = 1.0;
+      v[513] = s;
+      v[3585] = -1.0;
+      add("tile split edge 2^" + std::to_string(low), std::move(v), s, std::ldexp(s, -12));
+    }
+  }
   return cases;
 }
 

@@ -499,26 +499,27 @@ TEST(ExactSum, SmallLaunchPlainPairsAndDigits) {
   }
 }
 
-// A tile's doubles are cut on one grid (exact_sum.cuh's double_cut): with 16 doubles a thread and
-// the largest below 2^1, the second sums hold bits down to 2^-94, and an element with a bit
-// below that sends the thread's tile through the pair one element at a time. Thread 0 owns
-// elements 0, 1, 512, 513, ... of each 4096-element tile; its 1 and -1 cancel and leave the
-// small element alone, so dropping the second sum or any bit of the fallback shows.
-TEST(ExactSum, DoubleTilesCutOnOneGrid) {
-  for (const int low : {-90, -94, -96, -200}) {
-    std::vector<double> x(5 * 4096, 0.0);
-    for (int tile = 0; tile < 5; ++tile) {
+// A tile's doubles are split on one grid (exact_sum.cuh's double_split): with 16 doubles a thread
+// and the largest below 2^1, the split holds while every non-zero element lies within 44 binades
+// of the largest; an element further down sends the thread's tile through the pair one element at
+// a time. Thread 0 owns elements 0, 1, 512, 513, ... of each 4096-element tile; its 1 and -1 cancel
+// and leave the small element s = (1 + 2^-52) 2^low alone, whose last bit lies 52 binades below
+// its first: on the grid (low -43 and -44) that bit is the rest's sum, so dropping the rest, or
+// any bit of the element-by-element path (-45 and below), changes the sum 4s.
+TEST(ExactSum, DoubleTilesSplitOnOneGrid) {
+  for (const int low : {-43, -44, -45, -90, -200}) {
+    std::vector<double> x(4 * 4096, 0.0);
+    const double s = std::ldexp(1.0 + std::ldexp(1.0, -52), low);
+    for (int tile = 0; tile < 4; ++tile) {
       double* t = x.data() + tile * 4096;
       t[0] = 1.0;
-      t[513] = std::ldexp(1.0, low);
+      t[513] = s;
       t[3585] = -1.0;
-      t[700] = std::ldexp(3.0, 40);  // another thread's tile, cut on its own grid
     }
-    const double want = 5 * (std::ldexp(3.0, 40) + std::ldexp(1.0, low));
-    EXPECT_EQ(cpu::reduce(x.data(), x.size(), op::sum{}).value, want) << low;
-    for (const unsigned grid : {1u, 3u, 5u})
-      for (const std::uint64_t n : {std::uint64_t(4096), std::uint64_t(5 * 4096)}) {
-        const double w = n == 4096 ? want / 5 : want;
+    EXPECT_EQ(cpu::reduce(x.data(), x.size(), op::sum{}).value, 4 * s) << low;
+    for (const unsigned grid : {1u, 3u, 4u})
+      for (const std::uint64_t n : {std::uint64_t(4096), std::uint64_t(4 * 4096)}) {
+        const double w = n == 4096 ? s : 4 * s;
         EXPECT_EQ(detail::simt_reduce(x.data(), n, op::sum{}, grid, 0), w) << "2^" << low << ", grid " << grid << ", n " << n;
       }
   }

@@ -274,9 +274,9 @@ TEST(RowGroups, RowsTheWindowCannotVouchForTakeThePair) {
   }
 }
 
-// Double rows of up to 256 elements are summed on a grid cut for each row (double_cut,
-// reduceCutRows): two plain double sums, exact when nothing falls below the grid, and pairs for
-// the rows where something does. Rows of every kind side by side, at lengths whose lanes hold one
+// Double rows of up to 256 elements are summed on a grid split for each row (double_split,
+// reduceCutRows): two plain double sums, exact when the row's exponents lie close enough
+// together, and pairs for the rows where they do not. Rows of every kind side by side, at lengths whose lanes hold one
 // to four vectors (a lane a row up to 8 elements, 2 to 32 lanes above), odd lengths (read element
 // by element), one past the cut, with a pitch and misaligned: ordinary values, values spread over 2^-20..2^20,
 // small integers, cancellation across 2^60 (below the grid: pairs), ties to even, a sum past

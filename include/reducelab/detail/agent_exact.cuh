@@ -88,6 +88,23 @@ __device__ __forceinline__ void flush_digits(rl::smem<unsigned long long> shared
   }
 }
 
+// The largest split_magnitude of N vectors of doubles and the smallest non-zero one minus one
+// (zeros wrap to the top): what double_split and split_holds take.
+template <unsigned N>
+__device__ __forceinline__ void split_magnitude_range(const Vec<double>* v, std::uint32_t* most, std::uint32_t* least) {
+  std::uint32_t hi = 0, lo = 0xffffffffu;
+#pragma unroll
+  for (unsigned i = 0; i < N; ++i)
+#pragma unroll
+    for (unsigned j = 0; j < 2; ++j) {
+      const std::uint32_t m = split_magnitude(v[i].v[j]);
+      hi = m > hi ? m : hi;
+      lo = m - 1u < lo ? m - 1u : lo;
+    }
+  *most = hi;
+  *least = lo;
+}
+
 // -0 of T: what pads a partial tile (adding -0 changes no sum, not even the sign of a zero).
 template <class T>
 __device__ __forceinline__ T negative_zero() {
@@ -167,30 +184,25 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     }
   }
   if constexpr (std::is_same_v<T, double>) {
-    // The tile's doubles cut on one shared grid (double_cut, exact_sum.cuh): two plain double
-    // sums, exact when no element leaves a remainder (checked), so the pairs take two values a
-    // tile instead of one per element. Two chains of each sum (small n is latency-bound); the
-    // q's of the whole tile sum exactly in any order, so the chains add up exactly as well.
-    std::uint32_t most = 0;
-#pragma unroll
-    for (unsigned i = 0; i < kLoads; ++i)
-#pragma unroll
-      for (unsigned j = 0; j < kVec; ++j) {
-        const std::uint32_t m = high_magnitude(v[i].v[j]);
-        most = m > most ? m : most;
-      }
-    const DoubleCut cut = double_cut(most, kLoads * kVec);
-    CutSum even_part, odd_part;
-    if (cut.usable) {
+    // The tile's doubles split on one shared grid (double_split, exact_sum.cuh): x = q + (x - q)
+    // with q on the grid of the tile's largest exponent, so the q's and the rests each sum
+    // exactly in plain double when the tile's exponents span at most 44 binades (checked from
+    // their high words), and the pair takes two values a tile instead of one per element. Four
+    // additions an element and a few integer operations, where a cut on two grids took six
+    // additions and a comparison (the FP64 pipe was the tile's busiest). Even and odd elements in
+    // separate chains (small n is latency-bound); the chains add up exactly as well.
+    std::uint32_t most = 0, least = 0;
+    split_magnitude_range<kLoads>(v, &most, &least);
+    const DoubleSplit grid = double_split(most, kLoads * kVec);
+    if (split_holds(grid, least)) {
+      double s1[2] = {0.0, 0.0}, s2[2] = {0.0, 0.0};
 #pragma unroll
       for (unsigned i = 0; i < kLoads; ++i) {
-        cut_add(even_part, cut, v[i].v[0]);
-        cut_add(odd_part, cut, v[i].v[1]);
+        split_add(grid.sigma, v[i].v[0], s1[0], s2[0]);
+        split_add(grid.sigma, v[i].v[1], s1[1], s2[1]);
       }
-    }
-    if (cut.usable && !(even_part.left || odd_part.left)) {
-      carry.add(even_part.s1 + odd_part.s1, spill);
-      carry.add(even_part.s2 + odd_part.s2, spill);
+      carry.add(s1[0] + s1[1], spill);
+      carry.add(s2[0] + s2[1], spill);
     } else if (most == 0) {  // zeros only: their plain sum is -0 only if every one is
       double zeros = -0.0;
 #pragma unroll
@@ -263,23 +275,26 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
   }
 }
 
-// Adds one double per lane (v, zero for none) to the block's digits with few atomics: the lanes
-// whose pieces fall within four digits of the warp's lowest sum their pieces with shuffles and
-// lane 0 adds the four sums; a lane further up (rare: values of very different size) adds its
-// own. (Every lane adding its own pieces meant 32-way conflicting 64-bit atomics on shared
-// memory: about 12 us per block on an H100.)
+// The warp's sums of one double per lane (v, zero for none) as pieces of the block's digits: the
+// lanes whose pieces fall within four digits of the warp's lowest sum them across the warp, and
+// every lane gets the four sums w of digits *low, *low + 1, ... (*low = 0xffffffff: no lane has
+// anything); a lane further up (rare: values of very different size) adds its own pieces to
+// `digits` with atomics. (Every lane adding its own pieces meant 32-way conflicting 64-bit
+// atomics on shared memory: about 12 us per block on an H100.)
 template <class T>
-__device__ __forceinline__ void warp_spill(double v, rl::smem<unsigned long long> digits) {
+__device__ __forceinline__ void warp_digit_sums(double v, rl::smem<unsigned long long> digits, unsigned* low,
+                                                long long (&w)[4]) {
   constexpr unsigned kAll = 0xffffffffu;
   DigitPieces q{0, {0, 0, 0}};
   if (v != 0) q = pieces_of(v, ExactTraits<T>::kBase);
   const unsigned d = v != 0 ? static_cast<unsigned>(q.digit) : kAll;
-  const unsigned low = __reduce_min_sync(kAll, d);
-  if (low == kAll) return;  // uniform: no lane has anything
-  const bool near = d != kAll && d - low <= 1;
-  long long w[4] = {0, 0, 0, 0};
+  *low = __reduce_min_sync(kAll, d);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) w[j] = 0;
+  if (*low == kAll) return;  // uniform: no lane has anything
+  const bool near = d != kAll && d - *low <= 1;
   if (near) {
-    const bool up = d != low;
+    const bool up = d != *low;
 #pragma unroll
     for (int j = 0; j < 3; ++j) {
       w[j] += up ? 0 : q.p[j];
@@ -294,12 +309,29 @@ __device__ __forceinline__ void warp_spill(double v, rl::smem<unsigned long long
   for (int offset = 16; offset > 0; offset >>= 1)
 #pragma unroll
     for (int j = 0; j < 4; ++j) w[j] += __shfl_xor_sync(kAll, w[j], offset);
-  if (threadIdx.x % 32 == 0) {
+}
+// The same, the sums added to the block's digits by lane 0.
+template <class T>
+__device__ __forceinline__ void warp_spill(double v, rl::smem<unsigned long long> digits) {
+  unsigned low;
+  long long w[4];
+  warp_digit_sums<T>(v, digits, &low, w);
+  if (low != 0xffffffffu && threadIdx.x % 32 == 0) {
 #pragma unroll
     for (int j = 0; j < 4; ++j)
       if (w[j] != 0) atomicAdd(&digits[low + j], static_cast<unsigned long long>(w[j]));
   }
 }
+
+// Two windows a warp (its lanes' a's and b's): what the exact double kernels' ends hand
+// over without atomics on the block's digits. A window is four digit sums from its first digit
+// (low, 0xffffffff for none): kBlockWindows first digits, then 4 * kBlockWindows sums.
+inline constexpr unsigned kBlockWindows = 2 * kWarps;
+static_assert(kBlockWindows <= 32, "one warp merges the windows");
+struct BlockWindows {
+  rl::smem<unsigned> low;   // kBlockWindows
+  rl::smem<long long> sum;  // 4 * kBlockWindows
+};
 
 // The flags of the warp's carries (exact_sum.cuh's), in every lane.
 __device__ __forceinline__ unsigned warp_flags(const ExactCarry& carry) {
@@ -319,6 +351,60 @@ __device__ __forceinline__ unsigned warp_finish(const ExactCarry& carry, rl::sme
   warp_spill<T>(carry.a, digits);
   warp_spill<T>(carry.b, digits);
   return warp_flags(carry);
+}
+// The same into the warp's two windows instead of atomics on the digits: 64-bit atomics on
+// shared memory are compare-and-swap loops, and eight warps adding to the same few digits cost
+// exact double sums about 0.5 us a launch, of which the windows' merge (below) gives back half
+// (H200, docs/performance.md). Exact float sums were 0.1-0.3 us slower with the windows, so
+// their kernels keep warp_finish.
+template <class T>
+__device__ __forceinline__ unsigned warp_finish_to_windows(const ExactCarry& carry, rl::smem<unsigned long long> digits,
+                                                           const BlockWindows& windows) {
+  const unsigned warp = threadIdx.x / 32;
+  unsigned low;
+  long long w[4];
+#pragma unroll
+  for (unsigned k = 0; k < 2; ++k) {
+    warp_digit_sums<T>(k == 0 ? carry.a : carry.b, digits, &low, w);
+    if (threadIdx.x % 32 == 0) {
+      const unsigned slot = 2 * warp + k;
+      windows.low[slot] = low;
+#pragma unroll
+      for (unsigned j = 0; j < 4; ++j) windows.sum[4 * slot + j] = w[j];
+    }
+  }
+  return warp_flags(carry);
+}
+// After a barrier, by the block's first warp: the windows into the digits. Lane k adds up digit
+// base + k of every window (base: the lowest window's first digit) and adds it once, with a plain
+// addition, or an atomic one (kAtomic) where other blocks may be adding to the same digits (the
+// first block of a cluster); a window reaching past digit base + 31 (rare) is added with atomics
+// by the lane that holds it.
+template <bool kAtomic = false>
+__device__ __forceinline__ void merge_windows(const BlockWindows& windows, rl::smem<unsigned long long> digits) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned mine = lane < kBlockWindows ? static_cast<unsigned>(windows.low[lane]) : kAll;
+  const unsigned base = __reduce_min_sync(kAll, mine);
+  if (base == kAll) return;  // uniform: nothing to add
+  long long s = 0;
+#pragma unroll 4
+  for (unsigned i = 0; i < kBlockWindows; ++i) {
+    const unsigned low = windows.low[i];
+    const unsigned r = base + lane - low;  // wraps for windows that start above this lane's digit
+    if (low != kAll && low + 3 <= base + 31 && r < 4) s += windows.sum[4 * i + r];
+  }
+  if (s != 0) {
+    if constexpr (kAtomic) atomicAdd(&digits[base + lane], static_cast<unsigned long long>(s));
+    else digits[base + lane] += static_cast<unsigned long long>(s);
+  }
+  __syncwarp();
+  if (mine != kAll && mine + 3 > base + 31)
+#pragma unroll
+    for (unsigned j = 0; j < 4; ++j) {
+      const long long v = windows.sum[4 * lane + j];
+      if (v != 0) atomicAdd(&digits[mine + j], static_cast<unsigned long long>(v));
+    }
 }
 
 // One step of a warp's tree of exact pairs: lane l (l < offset) takes lane l + offset's pair,
@@ -510,8 +596,13 @@ __device__ __forceinline__ void small_launch_end(const ExactCarry& carry, rl::sm
 template <class T, class Out, bool kMean>
 __device__ __forceinline__ void cluster_digits_end(const ExactCarry& carry, rl::smem<unsigned long long> digits,
                                                    rl::smem<unsigned> misc, std::uint64_t n, rl::gmem<Out> output) {
-  const unsigned seen = warp_finish<T>(carry, digits);
+  __shared__ unsigned window_low[kBlockWindows];
+  __shared__ long long window_sum[4 * kBlockWindows];
+  const BlockWindows windows{window_low, window_sum};
+  const unsigned seen = warp_finish_to_windows<T>(carry, digits, windows);
   if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
+  __syncthreads();
+  if (threadIdx.x < 32) merge_windows<true>(windows, digits);  // the other blocks may be adding already
   __syncthreads();
   const unsigned rank = cluster_rank();
   cluster_wait();  // every block of the cluster has started: its shared memory exists
@@ -606,8 +697,18 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
     small_launch_end<T, Out, kMean>(carry, digits, misc, n, output);
     return;
   }
-  const unsigned seen = warp_finish<T>(carry, digits);
-  if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
+  if constexpr (std::is_same_v<T, double>) {  // windows (warp_finish_to_windows); float sums were slower with them
+    __shared__ unsigned window_low[kBlockWindows];
+    __shared__ long long window_sum[4 * kBlockWindows];
+    const BlockWindows windows{window_low, window_sum};
+    const unsigned seen = warp_finish_to_windows<T>(carry, digits, windows);
+    if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
+    __syncthreads();
+    if (threadIdx.x < 32) merge_windows(windows, digits);
+  } else {
+    const unsigned seen = warp_finish<T>(carry, digits);
+    if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
+  }
   __syncthreads();
   if (gridDim.x == 1 && !flushed) {  // one block (small n): its digits are the answer
     const unsigned seen_flags = misc[0];
