@@ -407,6 +407,19 @@ __device__ __forceinline__ void merge_windows(const BlockWindows& windows, rl::s
     }
 }
 
+// The block's threads' pairs into its digits through the warps' windows (in the caller's shared
+// memory), and its flags into misc[0]: the exact double kernels' ends, called by the whole block. kAtomic: the first warp's
+// merge adds atomically (a cluster's other blocks may be adding to these digits already). The
+// digits are final after the caller's next barrier.
+template <class T, bool kAtomic = false>
+__device__ __forceinline__ void hand_over_through_windows(const ExactCarry& carry, rl::smem<unsigned long long> digits,
+                                                          rl::smem<unsigned> misc, const BlockWindows& windows) {
+  const unsigned seen = warp_finish_to_windows<T>(carry, digits, windows);
+  if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
+  __syncthreads();
+  if (threadIdx.x < 32) merge_windows<kAtomic>(windows, digits);
+}
+
 // One step of a warp's tree of exact pairs: lane l (l < offset) takes lane l + offset's pair,
 // and what the two doubles cannot hold exactly goes to the block's digits. The two halves are
 // added side by side (a + qa and b + qb), then the first sum's error joins the second: three
@@ -598,11 +611,7 @@ __device__ __forceinline__ void cluster_digits_end(const ExactCarry& carry, rl::
                                                    rl::smem<unsigned> misc, std::uint64_t n, rl::gmem<Out> output) {
   __shared__ unsigned window_low[kBlockWindows];
   __shared__ long long window_sum[4 * kBlockWindows];
-  const BlockWindows windows{window_low, window_sum};
-  const unsigned seen = warp_finish_to_windows<T>(carry, digits, windows);
-  if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
-  __syncthreads();
-  if (threadIdx.x < 32) merge_windows<true>(windows, digits);  // the other blocks may be adding already
+  hand_over_through_windows<T, true>(carry, digits, misc, {window_low, window_sum});  // the other blocks may be adding already
   __syncthreads();
   const unsigned rank = cluster_rank();
   cluster_wait();  // every block of the cluster has started: its shared memory exists
@@ -697,14 +706,10 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
     small_launch_end<T, Out, kMean>(carry, digits, misc, n, output);
     return;
   }
-  if constexpr (std::is_same_v<T, double>) {  // windows (warp_finish_to_windows); float sums were slower with them
+  if constexpr (std::is_same_v<T, double>) {  // float sums were slower with the windows
     __shared__ unsigned window_low[kBlockWindows];
     __shared__ long long window_sum[4 * kBlockWindows];
-    const BlockWindows windows{window_low, window_sum};
-    const unsigned seen = warp_finish_to_windows<T>(carry, digits, windows);
-    if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
-    __syncthreads();
-    if (threadIdx.x < 32) merge_windows(windows, digits);
+    hand_over_through_windows<T>(carry, digits, misc, {window_low, window_sum});
   } else {
     const unsigned seen = warp_finish<T>(carry, digits);
     if (threadIdx.x % 32 == 0 && seen != 0) atomicOr(&misc[0], seen);
