@@ -354,9 +354,9 @@ __device__ __forceinline__ unsigned warp_finish(const ExactCarry& carry, rl::sme
 }
 // The same into the warp's two windows instead of atomics on the digits: 64-bit atomics on
 // shared memory are compare-and-swap loops, and eight warps adding to the same few digits cost
-// exact double sums about 0.5 us a launch, of which the windows' merge (below) gives back half
-// (H200, docs/performance.md). Exact float sums were 0.1-0.3 us slower with the windows, so
-// their kernels keep warp_finish.
+// exact double sums 0.5-0.6 us a launch, of which the windows win back 0.1-0.2 (H200,
+// docs/performance.md). Exact float sums were 0.1-0.3 us slower with the windows, so their
+// kernels keep warp_finish.
 template <class T>
 __device__ __forceinline__ unsigned warp_finish_to_windows(const ExactCarry& carry, rl::smem<unsigned long long> digits,
                                                            const BlockWindows& windows) {
@@ -377,9 +377,9 @@ __device__ __forceinline__ unsigned warp_finish_to_windows(const ExactCarry& car
 }
 // After a barrier, by the block's first warp: the windows into the digits. Lane k adds up digit
 // base + k of every window (base: the lowest window's first digit) and adds it once, with a plain
-// addition, or an atomic one (kAtomic) where other blocks may be adding to the same digits (the
-// first block of a cluster); a window reaching past digit base + 31 (rare) is added with atomics
-// by the lane that holds it.
+// addition, or an atomic one (kAtomic) where other blocks may be adding to the same digits (in a
+// cluster); a window reaching past digit base + 31 (rare) is added with atomics by the lane that
+// holds it.
 template <bool kAtomic = false>
 __device__ __forceinline__ void merge_windows(const BlockWindows& windows, rl::smem<unsigned long long> digits) {
   constexpr unsigned kAll = 0xffffffffu;
@@ -408,9 +408,9 @@ __device__ __forceinline__ void merge_windows(const BlockWindows& windows, rl::s
 }
 
 // The block's threads' pairs into its digits through the warps' windows (in the caller's shared
-// memory), and its flags into misc[0]: the exact double kernels' ends, called by the whole block. kAtomic: the first warp's
-// merge adds atomically (a cluster's other blocks may be adding to these digits already). The
-// digits are final after the caller's next barrier.
+// memory), and its flags into misc[0]: the exact double kernels' ends, called by the whole block.
+// kAtomic: the first warp's merge adds atomically (a cluster's other blocks may be adding to
+// these digits already). The digits are final after the caller's next barrier.
 template <class T, bool kAtomic = false>
 __device__ __forceinline__ void hand_over_through_windows(const ExactCarry& carry, rl::smem<unsigned long long> digits,
                                                           rl::smem<unsigned> misc, const BlockWindows& windows) {
