@@ -255,11 +255,7 @@ struct CutFold {
       if (field > grid.field) grid = double_split(most, 2 * kIn * kRounds);
     }
     if (split_holds(grid, least)) {
-#pragma unroll
-      for (unsigned i = 0; i < kIn; ++i) {
-        split_add(grid.sigma, v[i].v[0], s1[0], s2[0]);
-        split_add(grid.sigma, v[i].v[1], s1[1], s2[1]);
-      }
+      split_add_vectors<kIn>(grid.sigma, v, s1, s2);
       ++rounds;
     } else {  // rare: zeros only, exponents far apart, the range's ends, an infinity or NaN
       bool held = true;

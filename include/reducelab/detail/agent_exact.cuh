@@ -105,6 +105,17 @@ __device__ __forceinline__ void split_magnitude_range(const Vec<double>* v, std:
   *least = lo;
 }
 
+// N vectors of doubles split on the grid of `sigma` (split_add) into the running sums of their
+// grid parts (s1) and rests (s2), even and odd elements in separate chains.
+template <unsigned N>
+__device__ __forceinline__ void split_add_vectors(double sigma, const Vec<double>* v, double (&s1)[2], double (&s2)[2]) {
+#pragma unroll
+  for (unsigned i = 0; i < N; ++i) {
+    split_add(sigma, v[i].v[0], s1[0], s2[0]);
+    split_add(sigma, v[i].v[1], s1[1], s2[1]);
+  }
+}
+
 // -0 of T: what pads a partial tile (adding -0 changes no sum, not even the sign of a zero).
 template <class T>
 __device__ __forceinline__ T negative_zero() {
@@ -196,11 +207,7 @@ __device__ __forceinline__ void fold_tile_exact(rl::gmem<const T> input, std::ui
     const DoubleSplit grid = double_split(most, kLoads * kVec);
     if (split_holds(grid, least)) {
       double s1[2] = {0.0, 0.0}, s2[2] = {0.0, 0.0};
-#pragma unroll
-      for (unsigned i = 0; i < kLoads; ++i) {
-        split_add(grid.sigma, v[i].v[0], s1[0], s2[0]);
-        split_add(grid.sigma, v[i].v[1], s1[1], s2[1]);
-      }
+      split_add_vectors<kLoads>(grid.sigma, v, s1, s2);
       carry.add(s1[0] + s1[1], spill);
       carry.add(s2[0] + s2[1], spill);
     } else if (most == 0) {  // zeros only: their plain sum is -0 only if every one is
