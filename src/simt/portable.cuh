@@ -18,7 +18,7 @@
 //   rl::vmem<T>      the textbook's `volatile T*` view (warp-synchronous code). On SIMT it is
 //                    the same checked pointer: volatile changes nothing about the race.
 //   RL_DYNAMIC_SHARED(T, name)   `extern __shared__` storage of the launch's dynamic size,
-//                    as an rl::smem<T> called `name`.
+//                    as an rl::smem<T> called `name` (reducelab/detail/portable.cuh).
 //   rl::launch(kernel, cfg, args...)   a host-side launch that works on both backends (no
 //                    <<<>>> outside .cu files); checks the launch and throws rl::CudaError or
 //                    simt::KernelError on failure.
@@ -49,10 +49,6 @@
 namespace rl {
 using stream_t = cudaStream_t;
 }  // namespace rl
-
-#define RL_DYNAMIC_SHARED(T, name)                                    \
-  extern __shared__ __align__(16) unsigned char rl_dynamic_smem_[];  \
-  ::rl::smem<T> name = reinterpret_cast<T*>(rl_dynamic_smem_)
 
 #define RL_TAIL_LAUNCH(kernel, grid, block, ...) \
   kernel<<<(grid), (block), 0, cudaStreamTailLaunch>>>(__VA_ARGS__)
@@ -97,8 +93,6 @@ using stream_t = void*;
 using LaunchConfig = ::simt::LaunchConfig;
 using ::simt::launch;
 }  // namespace rl
-
-#define RL_DYNAMIC_SHARED(T, name) ::rl::smem<T> name = ::simt::dynamic_shared<T>()
 
 #define RL_TAIL_LAUNCH(kernel, grid, block, ...) \
   ::simt::tail_launch(#kernel, kernel, (grid), (block), __VA_ARGS__)

@@ -45,6 +45,20 @@ Status resident_blocks(int device, int* blocks) {
   });
 }
 
+// Lets `Kernel` take `bytes` of dynamic shared memory a block (past the 48 KiB a launch may ask
+// for unasked), once per device.
+template <auto Kernel>
+Status allow_dynamic_shared(int device, std::size_t bytes) {
+  static std::atomic<int> cache[64];
+  int done = 0;
+  return once_per_device(cache, device, &done, [&](int* value) -> Status {
+    const cudaError_t e = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+    if (e != cudaSuccess) return cuda_status(e, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+    *value = 1;
+    return {};
+  });
+}
+
 // A launch attribute making clusters of `blocks` blocks along x.
 inline cudaLaunchAttribute cluster_attribute(unsigned blocks) {
   cudaLaunchAttribute a = {};
@@ -103,11 +117,12 @@ Status cluster_limit(int device, unsigned* blocks) {
 #define REDUCELAB_OVERLAP_LAUNCH 1
 #endif
 template <class... Params, class... Args>
-cudaError_t launch_kernel_sized(void (*kernel)(Params...), unsigned grid, unsigned threads, unsigned cluster,
-                                stream_t stream, Args... args) {
+cudaError_t launch_kernel_shaped(void (*kernel)(Params...), unsigned grid, unsigned threads, unsigned cluster,
+                                 std::size_t shared, stream_t stream, Args... args) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(grid);
   config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = shared;
   config.stream = stream;
   cudaLaunchAttribute attribute[2];
   unsigned count = 0;
@@ -120,6 +135,11 @@ cudaError_t launch_kernel_sized(void (*kernel)(Params...), unsigned grid, unsign
   config.attrs = attribute;
   config.numAttrs = count;
   return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
+}
+template <class... Params, class... Args>
+cudaError_t launch_kernel_sized(void (*kernel)(Params...), unsigned grid, unsigned threads, unsigned cluster,
+                                stream_t stream, Args... args) {
+  return launch_kernel_shaped(kernel, grid, threads, cluster, 0, stream, args...);
 }
 template <class... Params, class... Args>
 cudaError_t launch_kernel_clustered(void (*kernel)(Params...), unsigned grid, unsigned cluster, stream_t stream,

@@ -1,6 +1,7 @@
 #pragma once
 // The smallest vocabulary the library's kernels need from a backend: rl::gmem / rl::smem /
-// rl::vmem pointers, rl::prefetch_l2 and RL_SIMT. Under nvcc the pointers are plain CUDA pointers;
+// rl::vmem pointers, RL_DYNAMIC_SHARED (the launch's `extern __shared__` bytes as an rl::smem<T>),
+// rl::prefetch_l2 and RL_SIMT. Under nvcc the pointers are plain CUDA pointers;
 // reducelab's own SIMT build (g++, inside this project only) maps them onto the emulator's checked
 // pointers. The lab's fuller vocabulary (launch, checks, tail launches) is simt/portable.cuh,
 // which includes this.
@@ -30,6 +31,10 @@ __device__ __forceinline__ void prefetch_l2(const T* p) {
 }
 }  // namespace rl
 
+#define RL_DYNAMIC_SHARED(T, name)                                    \
+  extern __shared__ __align__(16) unsigned char rl_dynamic_smem_[];  \
+  ::rl::smem<T> name = reinterpret_cast<T*>(rl_dynamic_smem_)
+
 #elif __has_include("simt/runtime.hpp")  // reducelab's SIMT build; an installed tree has no SIMT
 
 #include "simt/runtime.hpp"
@@ -47,6 +52,8 @@ using vmem = ::simt::ptr<T>;
 template <class P>
 inline void prefetch_l2(const P&) {}  // no cache to warm
 }  // namespace rl
+
+#define RL_DYNAMIC_SHARED(T, name) ::rl::smem<T> name = ::simt::dynamic_shared<T>()
 
 #else
 #error "reducelab's GPU kernels compile with nvcc; the CPU backend needs only reducelab/reduce.hpp"
