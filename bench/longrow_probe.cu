@@ -503,10 +503,11 @@ void rotations(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint6
   const double bytes = double(rows) * cols * sizeof(T);
   std::printf("%llu x %llu %s sums: reduce_axis %.1f us (%.0f GB/s)\n", static_cast<unsigned long long>(rows),
               static_cast<unsigned long long>(cols), name, c.sum_us, bytes / (c.sum_us * 1e3));
-  const auto time = [&](auto k, unsigned rows_a_block, const char* what) {
+  const auto time = [&](auto k, unsigned rows_a_block, const char* what, std::size_t shared = 0) {
     CK(cudaMemset(c.out, 0xff, rows * sizeof(R)));
     const unsigned grid = static_cast<unsigned>((rows + rows_a_block - 1) / rows_a_block);
-    const float us = cold_us(flush, [&] { k<<<grid, kThreads>>>(c.x, p, 0, c.out, c.redo); }, repeats);
+    if (shared > 0) CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    const float us = cold_us(flush, [&] { k<<<grid, kThreads, shared>>>(c.x, p, 0, c.out, c.redo); }, repeats);
     CK(cudaGetLastError());
     std::vector<R> got(rows);
     CK(cudaMemcpy(got.data(), c.out, rows * sizeof(R), cudaMemcpyDeviceToHost));
@@ -516,14 +517,14 @@ void rotations(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint6
   };
   for (int pass = 0; pass < 2; ++pass) {
     if (bounded) {
-      time(reduceBlockRows<T, Sem>, 1, "a block a row, the library's");
+      time(reduceBlockRows<T, Sem>, 1, "a block a row, the library's", kBlockRowsShared<T, Sem>);
       time(block_rows_bounded<T, Sem, 6>, 1, "a block a row, 6 blocks an SM");
       time(block_rows_bounded<T, Sem, 8>, 1, "a block a row, 8 blocks an SM");
       continue;
     }
     time(reduceWarpRows<T, Sem, false>, kWarps, "a warp a row, rounds in order");
     time(reduceWarpRows<T, Sem, true>, kWarps, "a warp a row, the library's");
-    time(reduceBlockRows<T, Sem>, 1, "a block a row, rounds in order");
+    time(reduceBlockRows<T, Sem>, 1, "a block a row, rounds in order", kBlockRowsShared<T, Sem>);
   }
 }
 

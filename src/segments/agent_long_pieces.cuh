@@ -307,6 +307,18 @@ inline bool block_rows_fit(const Pieces& p) {
 // keep it too.
 template <class T, class Sem>
 inline constexpr bool block_rows_redo_v = block_rows_v<T, Sem> && std::is_same_v<T, float>;
+// Double rows stage their rounds in shared memory (lane_fold_staged): two rounds of eight loads a
+// thread, 64 KiB a block of the launch's dynamic shared memory, three blocks an SM as with the
+// loads in registers. H200, exact double sums, kernels alone (bench/split_probe async, CUB's
+// segmented reduce in the same call): 16384 x 16384 469.0-469.5 us with the loads in registers,
+// 462.9-463.8 for the probe's staged kernel, CUB's plain sums 462.1; the library's kernel staged
+// 465.0 in a later call where CUB took 462.7, and 472.5-472.9 against 472.7 in another.
+template <class T, class Sem>
+inline constexpr bool block_rows_staged_v = block_rows_v<T, Sem> && cut_sums_v<T, Sem>;
+inline constexpr unsigned kBlockRowStages = 2;
+template <class T, class Sem>
+inline constexpr std::size_t kBlockRowsShared =
+    block_rows_staged_v<T, Sem> ? std::size_t(kBlockRowStages) * kBlockRowLoads<T, Sem> * kThreads * sizeof(Vec<T>) : 0;
 template <class T, class Sem>
 __global__ void __launch_bounds__(kThreads)
     reduceBlockRows(rl::gmem<const T> input, Pieces pieces, std::uint64_t first, rl::gmem<typename Sem::Out> output,
@@ -319,7 +331,17 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint64_t r = first + blockIdx.x;
   if (r >= pieces.count) return;  // the whole block
   const rl::gmem<const T> row = input + r * pieces.step;
-  const Acc acc = block_fold<Sem>(lane_fold_free<T, Sem, kBlockRowLoads<T, Sem>>(row, pieces.length, kThreads, threadIdx.x), slots);
+  const Acc acc = block_fold<Sem>(
+      [&] {
+        if constexpr (block_rows_staged_v<T, Sem>) {
+          RL_DYNAMIC_SHARED(Vec<T>, ring);  // kBlockRowsShared bytes
+          return lane_fold_staged<T, Sem, kBlockRowLoads<T, Sem>, kBlockRowStages>(row, pieces.length, kThreads,
+                                                                                    threadIdx.x, ring);
+        } else {
+          return lane_fold_free<T, Sem, kBlockRowLoads<T, Sem>>(row, pieces.length, kThreads, threadIdx.x);
+        }
+      }(),
+      slots);
   if constexpr (block_rows_redo_v<T, Sem>) {
     if (threadIdx.x >= 32) return;  // block_fold leaves the row's pair in thread 0
     bool lost = false;              // written, or lost: then the warp sums the row again

@@ -109,6 +109,43 @@ __host__ __device__ constexpr std::uint64_t contiguous_share(std::uint64_t n, st
   return (n / Shape<T>::kVec + lanes - 1) / lanes * Shape<T>::kVec + 2;
 }
 
+// ---- a thread's own asynchronous copies into shared memory ----------------------------------
+// copy_vec_async starts the copy of the 16-byte vector at element `at` (16-byte aligned) into
+// *dst in shared memory and goes on (cp.async, sm_80 and later: no register waits for it);
+// copies_commit closes the group of copies the thread started since its last commit, and
+// copies_wait<N> waits until at most the N latest of its groups are still in flight. Only the
+// thread that started a copy reads what it wrote, so no barrier is needed. The copies go through
+// L1 (.ca): bypassing it (.cg), plain double sums along 16384 x 16384 rows through such copies
+// moved 75 % of DRAM bandwidth instead of 97 % (H200, Nsight Compute; docs/performance.md). On
+// SIMT, and built for a GPU before sm_80, the copy is done at once and the commit and the wait
+// have nothing left to do.
+#if !RL_SIMT && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800)
+#define RL_ASYNC_COPIES 1
+#else
+#define RL_ASYNC_COPIES 0
+#endif
+template <class T>
+__device__ __forceinline__ void copy_vec_async(rl::smem<Vec<T>> dst, rl::gmem<const T> input, std::uint64_t at) {
+#if RL_ASYNC_COPIES
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(dst))),
+               "l"(input + at)
+               : "memory");
+#else
+  dst[0] = load_vec(input, at);
+#endif
+}
+__device__ __forceinline__ void copies_commit() {
+#if RL_ASYNC_COPIES
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void copies_wait() {
+#if RL_ASYNC_COPIES
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
 // An order-free operation over the contiguous elements x[0, n): `lanes` threads (at least 32)
 // take turns (this one is `lane`), each folding into `run`. The elements before x's first 16-byte
 // boundary (the head) go one to a thread, then 16-byte vectors, kIn loads in flight per thread,
@@ -191,6 +228,57 @@ __device__ __forceinline__ void fold_contiguous(Fold& run, rl::gmem<const T> x, 
   }
 }
 
+// fold_contiguous (neither kShort nor rotated) with each of the lane's whole rounds of kIn vectors
+// copied into shared memory (copy_vec_async) kDepth rounds ahead of the round it folds, so that
+// no register waits for a load and the next rounds stay in flight while the lane folds one.
+// `ring` holds kDepth rounds of kIn vectors for each of the `lanes` threads, the lane's vector u of
+// slot d at ring[(d * kIn + u) * lanes + lane] (a warp reads 512 neighbouring bytes at once). A
+// slot is copied into again only after its round is folded: the fold has read it by then, in the
+// same thread, so no barrier is needed. The lane's whole rounds are fold_contiguous's; the vectors
+// and elements after them are read as fold_contiguous reads them.
+template <class T, unsigned kIn, unsigned kDepth, class Fold>
+__device__ __forceinline__ void fold_contiguous_staged(Fold& run, rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
+                                                       unsigned lane, rl::smem<Vec<T>> ring) {
+  static_assert(kDepth >= 1, "at least the round being folded");
+  constexpr unsigned kVec = Shape<T>::kVec;
+  const std::uint64_t head = std::min<std::uint64_t>(n, (16 - misalignment16(x)) % 16 / sizeof(T));
+  for (std::uint64_t e = lane; e < head; e += lanes) run.take_one(x[e], e);
+  const rl::gmem<const T> body = x + head;
+  const std::uint64_t vectors = (n - head) / kVec;
+  const std::uint64_t step = std::uint64_t(kIn) * lanes;
+  // The lane's whole rounds: vectors lane + i * step + u * lanes (u < kIn) for i < rounds.
+  const std::uint64_t top = lane + std::uint64_t(kIn - 1) * lanes;  // the last vector of its first round
+  const std::uint64_t rounds = vectors > top ? (vectors - top - 1) / step + 1 : 0;
+  const auto copy_round = [&](std::uint64_t i, unsigned d) {
+    if (i < rounds)
+#pragma unroll
+      for (unsigned u = 0; u < kIn; ++u)
+        copy_vec_async(ring + (d * kIn + u) * lanes + lane, body, (lane + i * step + u * lanes) * kVec);
+    copies_commit();  // a group for every round, empty past the last: the wait below counts them
+  };
+#pragma unroll
+  for (unsigned d = 0; d < kDepth; ++d) copy_round(d, d);
+  unsigned d = 0;  // the slot of round i
+#pragma unroll 1
+  for (std::uint64_t i = 0; i < rounds; ++i) {
+    copies_wait<kDepth - 1>();  // round i is in (the kDepth - 1 after it may still be in flight)
+    Vec<T> v[kIn];
+#pragma unroll
+    for (unsigned u = 0; u < kIn; ++u) {
+      const Vec<T> w = ring[(d * kIn + u) * lanes + lane];
+      v[u] = w;
+    }
+    run.template take_round<kIn>(v);
+    copy_round(i + kDepth, d);
+    d = d + 1 == kDepth ? 0 : d + 1;
+  }
+  for (std::uint64_t k = lane + rounds * step; k < vectors; k += lanes) {
+    const Vec<T> v = load_vec(body, k * kVec);
+    run.template take<kVec>(v.v, [&](unsigned j) { return head + k * kVec + j; });
+  }
+  for (std::uint64_t e = head + vectors * kVec + lane; e < n; e += lanes) run.take_one(x[e], e);
+}
+
 // One of `lanes` threads' fold of its share of an order-free operation over the contiguous
 // elements x[0, n) (fold_contiguous, kIn loads in flight), before the warp's or block's fold.
 // Exact sums of float, half and bfloat16 fold each lane's elements in plain double windows of a
@@ -223,6 +311,21 @@ __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x,
     fold_contiguous<T, kIn, kShort>(run, x, n, lanes, lane, rotate);
     return run.result();
   }
+}
+
+// lane_fold_free for exact double sums (CutFold) with the lane's rounds staged in shared memory
+// (fold_contiguous_staged: kDepth rounds of kIn loads a lane in `ring`).
+template <class T, class Sem, unsigned kIn, unsigned kDepth>
+__device__ __forceinline__ typename Sem::Acc lane_fold_staged(rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
+                                                              unsigned lane, rl::smem<Vec<T>> ring) {
+  static_assert(cut_sums_v<T, Sem>, "exact double sums (CutFold takes a round whole)");
+  CutFold first;
+  fold_contiguous_staged<T, kIn, kDepth>(first, x, n, lanes, lane, ring);
+  first.settle();  // the grid's open sums
+  if (first.exact) return typename Sem::Acc{first.a, first.b};
+  PairFold<T, Sem> p;
+  fold_contiguous<T, 1>(p, x, n, lanes, lane);
+  return p.acc;
 }
 
 // An order-free operation over a contiguous piece of n elements (segments of up to a tile, long

@@ -45,7 +45,9 @@
 //                      1024 elements) of exact sums and means, when there are at least as many
 //                      as the GPU holds warps: a warp each.
 //   reduceBlockRows    the other long rows of exact sums and means of a dense matrix: a block
-//                      each, without reduceLongPieces' list of segments and strided pieces.
+//                      each, without reduceLongPieces' list of segments and strided pieces
+//                      (double rows read through shared memory: each thread's own
+//                      asynchronous copies, a round ahead).
 //   reduceSegmentGroups  segments of up to a tile: a warp per group of up to 32 neighbouring
 //                      short segments, read as one contiguous range (agent_segment_groups.cuh).
 //   reduceSegmentWarps the groups it leaves (longer or scattered segments): a warp per segment.

@@ -421,8 +421,13 @@ Status launch_segments(const T* input, const Pieces& pieces, const std::int64_t*
       if constexpr (block_rows_v<T, Sem>) {
         if (!deep && block_rows_fit<T, Sem>(pieces)) {
           by_block = true;
+          constexpr auto kernel = reduceBlockRows<T, Sem>;
+          constexpr std::size_t shared = kBlockRowsShared<T, Sem>;
+          if constexpr (shared > 0) {
+            if (Status s = allow_dynamic_shared<kernel>(device, shared); !s) return s;
+          }
           for (std::uint64_t first = 0; first < pieces.count && e == cudaSuccess; first += grid)
-            e = launch_kernel(reduceBlockRows<T, Sem>, grid, stream, input, launched, first, output, redo);
+            e = launch_kernel_shaped(kernel, grid, kThreads, 1u, shared, stream, input, launched, first, output, redo);
           if (e != cudaSuccess) return cuda_status(e, "launching reduceBlockRows");
           redone_inside = block_rows_redo_v<T, Sem>;  // the call's only kernel (dense rows): it sums its lost rows again
         }

@@ -301,9 +301,11 @@ std::vector<result_t<T, Op>> run(const T* host, std::uint64_t n, const Pieces& p
       if constexpr (block_rows_v<T, Sem>) {
         if (!deep && block_rows_fit<T, Sem>(pieces)) {
           by_block = true;
-          cfg.name = "reduceBlockRows";
-          for (std::uint64_t first = 0; first < pieces.count; first += cfg.grid.x)
-            rl::launch(reduceBlockRows<T, Sem>, cfg, in, launched, first, out, redo);
+          rl::LaunchConfig rows_cfg = cfg;
+          rows_cfg.name = "reduceBlockRows";
+          rows_cfg.shared_bytes = kBlockRowsShared<T, Sem>;  // double rows' staged rounds
+          for (std::uint64_t first = 0; first < pieces.count; first += rows_cfg.grid.x)
+            rl::launch(reduceBlockRows<T, Sem>, rows_cfg, in, launched, first, out, redo);
           redone_inside = block_rows_redo_v<T, Sem>;
         }
       }

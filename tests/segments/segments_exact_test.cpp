@@ -504,14 +504,16 @@ TEST(WarpRows, AGridTooSmallForTheRowsTakesThemInSeveralLaunches) {
   }
 }
 // Long double rows of 8001 elements (62.5 KiB: a warp each when there are at least as many rows as
-// the launch holds warps) and of 9001 (72 KB: a block each), 40 rows at grids 0 and 1; a block
-// each (5 rows at grid 0, 40 at grid 7) and a block each with eight loads in flight a thread
-// (fewer rows than blocks: 1 row at grids 0 and 7, 5 at grid 7): values over a wide range, a row
-// a pair cannot hold (redone with digits), an infinity, a NaN. Which kernel took the 40 rows at
-// grid 0 is checked too.
+// the launch holds warps), of 9001 (72 KB: a block each) and of 16411 on a pitch of 16413 (a
+// block each, every other row starting off a 16-byte boundary; a thread's whole rounds go through
+// its two slots of shared memory twice), 40 rows at grids 0 and 1; a block each (5 rows at grid
+// 0, 40 at grid 7) and a block each with eight loads in flight a thread (fewer rows than blocks: 1
+// row at grids 0 and 7, 5 at grid 7): values over a wide range, a row a pair cannot hold (redone
+// with digits), an infinity, a NaN. Which kernel took the 40 rows at grid 0 is checked too.
 TEST(WarpRows, LongDoubleRowsHaveTheCpuBitsAWarpOrABlockEach) {
   for (const auto& [cols, pitch, kernel] : {std::tuple{std::uint64_t(8001), std::uint64_t(8004), "reduceWarpRows"},
-                                            std::tuple{std::uint64_t(9001), std::uint64_t(9004), "reduceBlockRows"}}) {
+                                            std::tuple{std::uint64_t(9001), std::uint64_t(9004), "reduceBlockRows"},
+                                            std::tuple{std::uint64_t(16411), std::uint64_t(16413), "reduceBlockRows"}}) {
     for (const std::uint64_t rows : {std::uint64_t(1), std::uint64_t(5), std::uint64_t(40)}) {
       auto x = random_input<double>(rows * pitch, 77 + rows);
       for (std::uint64_t i = 0; i < x.size(); i += 97) x[i] = std::ldexp(x[i], static_cast<int>(i % 400) - 200);
@@ -531,6 +533,29 @@ TEST(WarpRows, LongDoubleRowsHaveTheCpuBitsAWarpOrABlockEach) {
         }
         expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid), want_mean, "mean " + what);
       }
+    }
+  }
+}
+
+// Double rows a block each (reduceBlockRows) whose lanes stay on their grid (values in [-1, 1):
+// no lane falls back to reading its elements again, so every sum comes from the rounds staged in
+// shared memory): 40 rows of 16411 on a pitch of 16413 (every other row starts off a 16-byte
+// boundary; four rounds a lane through two slots, and a tail) at grids 0 and 1, and 5 rows of
+// 4099 (one round for some lanes, none for others: their vectors one at a time), against the CPU
+// backend. Reading the slot after the one a round went into made it fail.
+TEST(BlockRows, DoubleRowsStagedInSharedMemoryHaveTheCpuBits) {
+  for (const auto& [m, grids] : {std::pair{Matrix{40, 16411, 16413}, std::vector<unsigned>{0, 1}},
+                                 std::pair{Matrix{5, 4099, 4101}, std::vector<unsigned>{0}}}) {
+    const auto x = random_input<double>(m.rows * m.pitch, 91 + m.cols);
+    const auto want = expected_axis(x, m, 1, op::sum{});
+    const auto want_mean = expected_axis(x, m, 1, op::mean{});
+    for (unsigned grid : grids) {
+      const std::string what = std::to_string(m.rows) + " rows of " + std::to_string(m.cols) + ", grid " + std::to_string(grid);
+      simt::reset_accumulated_report();
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::sum{}, grid), want, "sum " + what);
+      const auto& launched = simt::accumulated_report().grids;
+      EXPECT_NE(std::find(launched.begin(), launched.end(), "reduceBlockRows"), launched.end()) << what;
+      expect_same(detail::simt_reduce_axis(x.data(), m, 1, op::mean{}, grid), want_mean, "mean " + what);
     }
   }
 }

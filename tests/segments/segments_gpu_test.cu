@@ -390,12 +390,15 @@ void expect_cases(const std::vector<R>& got, const PieceCases<T>& p, bool means,
 // Rows longer than the row-group kernel takes, exact sums and means: a block a row (70 rows at the
 // default grid) and a warp a row (reduceWarpRows: 70 rows at grids 1 and 7, and 4096 rows, more
 // than the GPU holds warps, at the default grid; rows of 64 KiB start at their own round of
-// loads), against the CPU backend.
+// loads), against the CPU backend. Rows of 20011 take a block each, double rows four or five
+// rounds of copies a thread through two slots each (every slot copied into again while the
+// other's copies are in flight).
 TYPED_TEST(SegmentsGpuExact, LongRowsAWarpOrABlockEachHaveTheCpuBits) {
   REQUIRE_GPU();
   using T = TypeParam;
   const std::uint64_t cols64k = 65536 / sizeof(T);
-  for (const Matrix m : {Matrix{70, 9001, 9003}, Matrix{4096, 8200, 0}, Matrix{70, cols64k, cols64k + 3}}) {
+  for (const Matrix m : {Matrix{70, 9001, 9003}, Matrix{4096, 8200, 0}, Matrix{70, cols64k, cols64k + 3},
+                         Matrix{70, 20011, 20013}}) {
     const std::uint64_t pitch = m.pitch ? m.pitch : m.cols;
     const std::string what = type_name<T>() + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols);
     expect_gpu_axis_has_cpu_bits(input_for<T, op::sum>(m.rows * pitch, 5 + m.rows), m, 1, op::sum{}, "sum " + what);
