@@ -24,7 +24,10 @@
 //           blocks the GPU holds (rows from a counter), the next row's first loads issued before
 //           the row's fold; loads in registers, as the library's kernel; and a block a row with
 //           two buffers of loads, the next round's issued before the held one is folded.
-//   split_probe [repeats=10] [few|counts|warps|blocks|threads|launches|reads|staged|pipelined: only that part]
+//   async:  16384 x 16384 and 8192 x 32768 exact (and plain) double sums a block a row, each thread's
+//           rounds of loads copied into its own slots of shared memory with cp.async, some rounds
+//           ahead (no register holds a load in flight, no barrier between the threads).
+//   split_probe [repeats=10] [few|counts|warps|blocks|threads|launches|reads|staged|pipelined|async: only that part]
 #include <cuda_runtime.h>
 
 #include <cub/device/device_segmented_reduce.cuh>
@@ -328,11 +331,13 @@ void launches(const L2Flush& flush, int repeats) {
     c.time(what, kernel, [&] { CK(launch_kernel(kernel, grid, nullptr, static_cast<const T*>(c.x), c.p, c.out, c.redo)); });
   };
   constexpr auto library = reduceBlockRows<T, Sem>;
+  const std::size_t library_shared = kBlockRowsShared<T, Sem>;  // the library's launch: double rows stage their rounds
+  if (library_shared > 0) CK(cudaFuncSetAttribute(library, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(library_shared)));
   for (int pass = 0; pass < 2; ++pass) {
     c.time("library kernel, plain launch", library,
-           [&] { library<<<grid, kThreads>>>(c.x, c.p, 0, c.out, c.redo); });
+           [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); });
     c.time("library kernel, overlapped launch", library,
-           [&] { CK(launch_kernel(library, grid, nullptr, static_cast<const T*>(c.x), c.p, std::uint64_t(0), c.out, c.redo)); });
+           [&] { CK(launch_kernel_shaped(library, grid, kThreads, 1u, library_shared, nullptr, static_cast<const T*>(c.x), c.p, std::uint64_t(0), c.out, c.redo)); });
     plain("bare kernel (listing), plain", block_rows_parts<T, Sem, kIn, kRoundWindows, false, 0>);
     overlapped("griddep (listing), overlapped", block_rows_parts<T, Sem, kIn, kRoundWindows, true, 0>);
     plain("block redo, plain", block_rows_parts<T, Sem, kIn, kRoundWindows, false, 1>);
@@ -840,6 +845,211 @@ struct StagedRun {
   }
 };
 
+// ---- async: rows through per-thread asynchronous copies ---------------------------------------
+// A block a row (reduceBlockRows' grid); each thread copies its own rounds of kIn 16-byte vectors
+// (striped as the library's loads) into kDepth slots of shared memory with cp.async (sm_80), kDepth
+// - 1 rounds ahead, waits for the oldest (cp.async.wait_group: its own copies, no barrier) and
+// folds it with CutFold (kExact; else plain double sums, to isolate the reads). No register holds
+// a load in flight, and the next rounds stay in flight while a round is folded. Rows a whole
+// number of rounds long.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define ASYNC_ASM(...) __trap()
+#else
+#define ASYNC_ASM(...) asm volatile(__VA_ARGS__)
+#endif
+// kHow: 0 bypasses L1 (.cg), 1 the same with a 256-byte L2 prefetch hint, 2 through L1 (.ca).
+template <int kHow = 0>
+__device__ __forceinline__ void copy16_async(void* dst, const void* src) {
+  const auto to = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst));
+  if constexpr (kHow == 0) ASYNC_ASM("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(src) : "memory");
+  else if constexpr (kHow == 1) ASYNC_ASM("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(to), "l"(src) : "memory");
+  else ASYNC_ASM("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(to), "l"(src) : "memory");
+}
+__device__ __forceinline__ void copies_commit() { ASYNC_ASM("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void copies_wait() {
+  ASYNC_ASM("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+template <unsigned kIn, unsigned kDepth, int kMinBlocks, bool kExact, int kHow = 0>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    async_rows(const double* input, Pieces pieces, double* output, unsigned long long*) {
+  using Sem = piece_semantics_t<double, op::sum>;
+  using Acc = typename Sem::Acc;
+  extern __shared__ __align__(16) unsigned char async_raw[];
+  Vec<double>* ring = reinterpret_cast<Vec<double>*>(async_raw);  // [kDepth][kIn][kThreads]
+  __shared__ Acc slot_storage[kWarps];
+  constexpr std::uint64_t kRound = std::uint64_t(kThreads) * kIn;  // vectors a round
+  const unsigned t = threadIdx.x;
+  const std::uint64_t r = blockIdx.x, rounds = pieces.length / 2 / kRound;
+  const Vec<double>* src = reinterpret_cast<const Vec<double>*>(input + r * pieces.step);
+  const auto issue = [&](std::uint64_t k, unsigned slot) {
+#pragma unroll
+    for (unsigned u = 0; u < kIn; ++u) copy16_async<kHow>(ring + (slot * kIn + u) * kThreads + t, src + k * kRound + u * kThreads + t);
+  };
+#pragma unroll
+  for (unsigned d = 0; d + 1 < kDepth; ++d) {
+    if (d < rounds) issue(d, d);
+    copies_commit();
+  }
+  CutFold fold;
+  double p0 = 0, p1 = 0;
+  unsigned slot = 0;
+  for (std::uint64_t k = 0; k < rounds; ++k) {
+    const std::uint64_t next = k + kDepth - 1;
+    if (next < rounds) issue(next, slot == 0 ? kDepth - 1 : slot - 1);
+    copies_commit();
+    copies_wait<kDepth - 1>();
+    Vec<double> v[kIn];
+#pragma unroll
+    for (unsigned u = 0; u < kIn; ++u) v[u] = ring[(slot * kIn + u) * kThreads + t];
+    if constexpr (kExact) {
+      fold.template take_round<kIn>(v);
+    } else {
+#pragma unroll
+      for (unsigned u = 0; u < kIn; ++u) p0 += v[u].v[0], p1 += v[u].v[1];
+    }
+    slot = slot + 1 == kDepth ? 0 : slot + 1;
+  }
+  if constexpr (kExact) {
+    fold.settle();
+    Acc acc{fold.a, fold.b};
+    if (!fold.exact) {
+      PairFold<double, Sem> pf;
+      fold_contiguous<double, 1>(pf, input + r * pieces.step, pieces.length, kThreads, t);
+      acc = pf.acc;
+    }
+    acc = block_fold<Sem>(acc, slot_storage);
+    if (t == 0) output[r] = Sem::finish(acc, pieces.length);
+  } else {
+    double a = p0 + p1;
+    for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(kFullMask, a, o);
+    __shared__ double w[kWarps];
+    if (t % 32 == 0) w[t / 32] = a;
+    __syncthreads();
+    if (t == 0) {
+      double s = 0;
+      for (unsigned i = 0; i < kWarps; ++i) s += w[i];
+      output[r] = s;
+    }
+  }
+}
+
+// The library's staged fold (lane_fold_staged) in async_rows' frame (kFold 1), and async_rows' fold
+// in parts of the library's frame: kStart, the library's start (wait_for_producer,
+// let_consumer_start); kStore, its end (store_piece: a lost row listed for the redo).
+template <bool kLibraryFold, bool kStart, bool kStore>
+__global__ void __launch_bounds__(kThreads)
+    async_frame_rows(const double* input, Pieces pieces, double* output, unsigned long long* redo) {
+  using Sem = piece_semantics_t<double, op::sum>;
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[kWarps];
+  if constexpr (kStart) {
+    wait_for_producer();
+    let_consumer_start();
+  }
+  RL_DYNAMIC_SHARED(Vec<double>, ring);
+  const unsigned t = threadIdx.x;
+  const std::uint64_t r = blockIdx.x;
+  if (r >= pieces.count) return;
+  Acc acc;
+  if constexpr (kLibraryFold) {
+    acc = lane_fold_staged<double, Sem, 8, 2>(input + r * pieces.step, pieces.length, kThreads, t, ring);
+  } else {
+    constexpr std::uint64_t kRound = std::uint64_t(kThreads) * 8;
+    const std::uint64_t rounds = pieces.length / 2 / kRound;
+    const Vec<double>* src = reinterpret_cast<const Vec<double>*>(input + r * pieces.step);
+    const auto issue = [&](std::uint64_t k, unsigned slot) {
+#pragma unroll
+      for (unsigned u = 0; u < 8; ++u) copy16_async<2>(ring + (slot * 8 + u) * kThreads + t, src + k * kRound + u * kThreads + t);
+    };
+    if (rounds > 0) issue(0, 0);
+    copies_commit();
+    CutFold fold;
+    unsigned slot = 0;
+    for (std::uint64_t k = 0; k < rounds; ++k) {
+      if (k + 1 < rounds) issue(k + 1, slot ^ 1u);
+      copies_commit();
+      copies_wait<1>();
+      Vec<double> v[8];
+#pragma unroll
+      for (unsigned u = 0; u < 8; ++u) v[u] = ring[(slot * 8 + u) * kThreads + t];
+      fold.template take_round<8>(v);
+      slot ^= 1u;
+    }
+    fold.settle();
+    acc = Acc{fold.a, fold.b};
+    if (!fold.exact) {
+      PairFold<double, Sem> pf;
+      fold_contiguous<double, 1>(pf, input + r * pieces.step, pieces.length, kThreads, t);
+      acc = pf.acc;
+    }
+  }
+  acc = block_fold<Sem>(acc, slot_storage);
+  if constexpr (kStore) {
+    if (t == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
+  } else {
+    if (t == 0) output[r] = Sem::finish(acc, pieces.length);
+  }
+}
+
+// The asynchronous copies' rows against the library's kernel and the plain reads in registers.
+void async_part(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) {
+  Rows<double, op::sum> c(flush, repeats, rows, cols);
+  using Sem = typename Rows<double, op::sum>::Sem;
+  const unsigned grid = static_cast<unsigned>(c.rows);
+  constexpr auto library = reduceBlockRows<double, Sem>;
+  const std::size_t library_shared = kBlockRowsShared<double, Sem>;  // the library's launch: double rows stage their rounds
+  if (library_shared > 0) CK(cudaFuncSetAttribute(library, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(library_shared)));
+  const auto run = [&]<unsigned kIn, unsigned kDepth, int kMin, bool kExact, int kHow = 0>(const char* what) {
+    constexpr auto kernel = async_rows<kIn, kDepth, kMin, kExact, kHow>;
+    const int smem = static_cast<int>(kDepth * kIn * kThreads * 16);
+    if (c.cols % (2 * kThreads * kIn) != 0) {
+      std::printf("  %-36s skipped: rows are not whole rounds\n", what);
+      return;
+    }
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    CK(cudaMemset(c.out, 0xff, c.rows * sizeof(double)));
+    const float us = cold_us(c.flush, [&] { kernel<<<grid, kThreads, smem>>>(c.x, c.p, c.out, c.redo); }, c.repeats);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    std::vector<double> got(c.rows);
+    CK(cudaMemcpy(got.data(), c.out, c.rows * sizeof(double), cudaMemcpyDeviceToHost));
+    cudaFuncAttributes a;
+    CK(cudaFuncGetAttributes(&a, kernel));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
+    const bool equal = std::memcmp(got.data(), c.want.data(), c.rows * sizeof(double)) == 0;
+    std::printf("  %-36s %8.1f us %6.0f GB/s  regs %3d, local %zu, %d blocks/SM (%d B shared)%s\n", what, us,
+                c.bytes / (us * 1e3), a.numRegs, a.localSizeBytes, per_sm, smem,
+                !kExact ? "" : equal ? "  bits equal" : "  BITS DIFFER");
+    std::fflush(stdout);
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); });
+    run.template operator()<8, 2, 1, true, 2>("async 8 x 2, .ca");
+    const auto frame = [&](const char* what, auto kernel) {
+      constexpr int smem = 2 * 8 * kThreads * 16;
+      CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+      c.time(what, kernel, [&] { kernel<<<grid, kThreads, smem>>>(c.x, c.p, c.out, c.redo); });
+    };
+    frame("library fold, probe frame", async_frame_rows<true, false, false>);
+    frame("library fold, library start", async_frame_rows<true, true, false>);
+    frame("library fold, library start + store", async_frame_rows<true, true, true>);
+    frame("probe fold, probe frame", async_frame_rows<false, false, false>);
+    frame("probe fold, library start", async_frame_rows<false, true, false>);
+    frame("probe fold, library store", async_frame_rows<false, false, true>);
+    run.template operator()<8, 2, 1, true>("async 8 x 2");
+    run.template operator()<8, 2, 1, true, 1>("async 8 x 2, L2::256B");
+    run.template operator()<8, 2, 1, true, 2>("async 8 x 2, .ca");
+    run.template operator()<4, 3, 4, true>("async 4 x 3, 4/SM bound");
+    run.template operator()<4, 2, 5, true>("async 4 x 2, 5/SM bound");
+    run.template operator()<4, 4, 1, true>("async 4 x 4");
+    run.template operator()<8, 2, 1, false>("plain: async 8 x 2");
+    run.template operator()<8, 2, 1, false, 1>("plain: async 8 x 2, L2::256B");
+    run.template operator()<8, 2, 1, false, 2>("plain: async 8 x 2, .ca");
+  }
+}
+
 // The pipelined rows against the library's kernel, 8 loads a round (the library's) and 4.
 void pipelined(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) {
   Rows<double, op::sum> c(flush, repeats, rows, cols);
@@ -847,8 +1057,10 @@ void pipelined(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint6
   StagedRun run(c);
   const unsigned grid = static_cast<unsigned>(c.rows);
   constexpr auto library = reduceBlockRows<double, Sem>;
+  const std::size_t library_shared = kBlockRowsShared<double, Sem>;  // the library's launch: double rows stage their rounds
+  if (library_shared > 0) CK(cudaFuncSetAttribute(library, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(library_shared)));
   for (int pass = 0; pass < 2; ++pass) {
-    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads>>>(c.x, c.p, 0, c.out, c.redo); });
+    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); });
     run.pipelined<8, 1>("pipelined, 8 loads");
     run.pipelined<8, 3>("pipelined, 8 loads, 3/SM bound");
     run.pipelined<4, 1>("pipelined, 4 loads");
@@ -870,9 +1082,11 @@ void staged(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t
   StagedRun run(c);
   const unsigned grid = static_cast<unsigned>(c.rows);
   constexpr auto library = reduceBlockRows<double, Sem>;
+  const std::size_t library_shared = kBlockRowsShared<double, Sem>;  // the library's launch: double rows stage their rounds
+  if (library_shared > 0) CK(cudaFuncSetAttribute(library, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(library_shared)));
   constexpr auto bound = block_rows_in<double, Sem, 8, 4>;
   for (int pass = 0; pass < 2; ++pass) {
-    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads>>>(c.x, c.p, 0, c.out, c.redo); });
+    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); });
     c.time("a block a row, 8 loads, 4 blocks/SM", bound, [&] { bound<<<grid, kThreads>>>(c.x, c.p, c.out, c.redo); });
     // the block's barrier after each stage
     run.barrier<256, 8, 3>("barrier, 256 thr, 32 KiB x 3");
@@ -953,6 +1167,10 @@ int main(int argc, char** argv) {
   if (part("staged")) {
     staged(flush, repeats, 16384, 16384);
     staged(flush, repeats, 8192, 32768);
+  }
+  if (part("async")) {
+    async_part(flush, repeats, 16384, 16384);
+    async_part(flush, repeats, 8192, 32768);
   }
   if (part("blocks")) {
     blocks<double>(flush, repeats, 16384, 16384);
