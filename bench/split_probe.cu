@@ -27,7 +27,9 @@
 //   async:  16384 x 16384 and 8192 x 32768 exact (and plain) double sums a block a row, each thread's
 //           rounds of loads copied into its own slots of shared memory with cp.async, some rounds
 //           ahead (no register holds a load in flight, no barrier between the threads).
-//   split_probe [repeats=10] [few|counts|warps|blocks|threads|launches|reads|staged|pipelined|async: only that part]
+//   staged-floats: 16384 x 16384 and 32768 x 16384 exact float sums a block a row, the library's
+//           kernel (loads in registers) against the library's staged fold (lane_fold_staged).
+//   split_probe [repeats=10] [few|counts|warps|blocks|threads|launches|reads|staged|pipelined|async|staged-floats: only that part]
 #include <cuda_runtime.h>
 
 #include <cub/device/device_segmented_reduce.cuh>
@@ -992,6 +994,47 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Exact sums a block a row through the library's staged fold (lane_fold_staged: kDepth slots of
+// kIn loads a thread), for the types whose library kernel keeps its loads in registers.
+template <class T, unsigned kIn, unsigned kDepth>
+__global__ void __launch_bounds__(kThreads)
+    staged_rows(const T* input, Pieces pieces, typename piece_semantics_t<T, op::sum>::Out* output,
+                unsigned long long* redo) {
+  using Sem = piece_semantics_t<T, op::sum>;
+  using Acc = typename Sem::Acc;
+  __shared__ Acc slot_storage[kWarps];
+  RL_DYNAMIC_SHARED(Vec<T>, ring);
+  const std::uint64_t r = blockIdx.x;
+  const Acc acc = block_fold<Sem>(
+      lane_fold_staged<T, Sem, kIn, kDepth>(input + r * pieces.step, pieces.length, kThreads, threadIdx.x, ring),
+      slot_storage);
+  if (threadIdx.x == 0) store_piece<Sem>(output, r, acc, pieces.length, redo);
+}
+
+// Float rows: the library's kernel (loads in registers) against the staged fold.
+template <class T>
+void staged_part(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) {
+  Rows<T, op::sum> c(flush, repeats, rows, cols);
+  using Sem = typename Rows<T, op::sum>::Sem;
+  const unsigned grid = static_cast<unsigned>(c.rows);
+  constexpr auto library = reduceBlockRows<T, Sem>;
+  const std::size_t library_shared = kBlockRowsShared<T, Sem>;  // as the library launches it
+  if (library_shared > 0) CK(cudaFuncSetAttribute(library, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(library_shared)));
+  const auto staged = [&]<unsigned kIn, unsigned kDepth>(const char* what) {
+    constexpr auto kernel = staged_rows<T, kIn, kDepth>;
+    constexpr int smem = static_cast<int>(kDepth * kIn * kThreads * 16);
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    c.time(what, kernel, [&] { kernel<<<grid, kThreads, smem>>>(c.x, c.p, c.out, c.redo); });
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); });
+    staged.template operator()<4, 2>("staged 4 x 2");
+    staged.template operator()<4, 3>("staged 4 x 3");
+    staged.template operator()<8, 2>("staged 8 x 2");
+    staged.template operator()<2, 4>("staged 2 x 4");
+  }
+}
+
 // The asynchronous copies' rows against the library's kernel and the plain reads in registers.
 void async_part(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t cols) {
   Rows<double, op::sum> c(flush, repeats, rows, cols);
@@ -1171,6 +1214,10 @@ int main(int argc, char** argv) {
   if (part("async")) {
     async_part(flush, repeats, 16384, 16384);
     async_part(flush, repeats, 8192, 32768);
+  }
+  if (part("staged-floats")) {
+    staged_part<float>(flush, repeats, 16384, 16384);
+    staged_part<float>(flush, repeats, 32768, 16384);
   }
   if (part("blocks")) {
     blocks<double>(flush, repeats, 16384, 16384);

@@ -109,6 +109,21 @@ __host__ __device__ constexpr std::uint64_t contiguous_share(std::uint64_t n, st
   return (n / Shape<T>::kVec + lanes - 1) / lanes * Shape<T>::kVec + 2;
 }
 
+// A lane's round of kIn vectors into `run`: a CutFold takes it as one group, other folds vector by
+// vector (vector u's element j is element first + u * stride + j of the piece) and a WindowFold
+// settles its window after the round.
+template <class T, unsigned kIn, class Fold, class Index>
+__device__ __forceinline__ void fold_round(Fold& run, const Vec<T> (&v)[kIn], Index first, Index stride) {
+  constexpr unsigned kVec = Shape<T>::kVec;
+  if constexpr (requires { run.template take_round<kIn>(v); }) {
+    run.template take_round<kIn>(v);
+  } else {
+#pragma unroll
+    for (unsigned u = 0; u < kIn; ++u) run.template take<kVec>(v[u].v, [&](unsigned j) { return first + u * stride + j; });
+    if constexpr (requires { run.settle(); }) run.settle();  // a WindowFold's window: a round at most
+  }
+}
+
 // ---- a thread's own asynchronous copies into shared memory ----------------------------------
 // copy_vec_async starts the copy of the 16-byte vector at element `at` (16-byte aligned) into
 // *dst in shared memory and goes on (cp.async, sm_80 and later: no register waits for it);
@@ -268,7 +283,7 @@ __device__ __forceinline__ void fold_contiguous_staged(Fold& run, rl::gmem<const
       const Vec<T> w = ring[(d * kIn + u) * lanes + lane];
       v[u] = w;
     }
-    run.template take_round<kIn>(v);
+    fold_round<T, kIn>(run, v, head + (lane + i * step) * kVec, std::uint64_t(lanes) * kVec);
     copy_round(i + kDepth, d);
     d = d + 1 == kDepth ? 0 : d + 1;
   }
@@ -313,15 +328,20 @@ __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x,
   }
 }
 
-// lane_fold_free for exact double sums (CutFold) with the lane's rounds staged in shared memory
-// (fold_contiguous_staged: kDepth rounds of kIn loads a lane in `ring`).
+// lane_fold_free for exact sums (CutFold for doubles, a window a round for the others) with the
+// lane's rounds staged in shared memory (fold_contiguous_staged: kDepth rounds of kIn loads a
+// lane in `ring`).
 template <class T, class Sem, unsigned kIn, unsigned kDepth>
 __device__ __forceinline__ typename Sem::Acc lane_fold_staged(rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
                                                               unsigned lane, rl::smem<Vec<T>> ring) {
-  static_assert(cut_sums_v<T, Sem>, "exact double sums (CutFold takes a round whole)");
-  CutFold first;
+  static_assert(cut_sums_v<T, Sem> || window_sums_v<T, Sem>, "exact sums that settle a round at a time");
+  using First = std::conditional_t<cut_sums_v<T, Sem>, CutFold, WindowFold<T>>;
+  First first = [] {
+    if constexpr (cut_sums_v<T, Sem>) return CutFold{};
+    else return WindowFold<T>(kIn * Shape<T>::kVec + 2);  // a round, and a head or tail element
+  }();
   fold_contiguous_staged<T, kIn, kDepth>(first, x, n, lanes, lane, ring);
-  first.settle();  // the grid's open sums
+  first.settle();  // the last window, or the grid's open sums
   if (first.exact) return typename Sem::Acc{first.a, first.b};
   PairFold<T, Sem> p;
   fold_contiguous<T, 1>(p, x, n, lanes, lane);
