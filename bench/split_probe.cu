@@ -118,11 +118,11 @@ __global__ void __launch_bounds__(kT, kMinBlocks)
 }
 
 template <class K>
-void print_kernel(K k, unsigned threads = kThreads) {
+void print_kernel(K k, unsigned threads = kThreads, std::size_t shared = 0) {
   cudaFuncAttributes a;
   CK(cudaFuncGetAttributes(&a, k));
   int per_sm = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, shared));
   std::printf("  regs %3d, local %zu, %d blocks/SM", a.numRegs, a.localSizeBytes, per_sm);
 }
 
@@ -199,7 +199,7 @@ struct Rows {
 
   // One variant: `launch` timed cold, its results compared with reduce_axis's.
   template <class K, class Launch>
-  void time(const char* what, K kernel, Launch launch, unsigned threads = kThreads) {
+  void time(const char* what, K kernel, Launch launch, unsigned threads = kThreads, std::size_t shared = 0) {
     CK(cudaMemset(out, 0xff, rows * sizeof(R)));
     const float us = cold_us(flush, launch, repeats);
     CK(cudaGetLastError());
@@ -207,7 +207,7 @@ struct Rows {
     std::vector<R> got(rows);
     CK(cudaMemcpy(got.data(), out, rows * sizeof(R), cudaMemcpyDeviceToHost));
     std::printf("  %-36s %8.1f us %6.0f GB/s", what, us, bytes / (us * 1e3));
-    print_kernel(kernel, threads);
+    print_kernel(kernel, threads, shared);  // blocks an SM counting the launch's dynamic shared memory
     std::printf("%s\n", std::memcmp(got.data(), want.data(), rows * sizeof(R)) == 0 ? "  bits equal" : "  BITS DIFFER");
     std::fflush(stdout);
   }
@@ -337,9 +337,10 @@ void launches(const L2Flush& flush, int repeats) {
   if (library_shared > 0) CK(cudaFuncSetAttribute(library, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(library_shared)));
   for (int pass = 0; pass < 2; ++pass) {
     c.time("library kernel, plain launch", library,
-           [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); });
+           [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); }, kThreads, library_shared);
     c.time("library kernel, overlapped launch", library,
-           [&] { CK(launch_kernel_shaped(library, grid, kThreads, 1u, library_shared, nullptr, static_cast<const T*>(c.x), c.p, std::uint64_t(0), c.out, c.redo)); });
+           [&] { CK(launch_kernel_shaped(library, grid, kThreads, 1u, library_shared, nullptr, static_cast<const T*>(c.x), c.p, std::uint64_t(0), c.out, c.redo)); },
+           kThreads, library_shared);
     plain("bare kernel (listing), plain", block_rows_parts<T, Sem, kIn, kRoundWindows, false, 0>);
     overlapped("griddep (listing), overlapped", block_rows_parts<T, Sem, kIn, kRoundWindows, true, 0>);
     plain("block redo, plain", block_rows_parts<T, Sem, kIn, kRoundWindows, false, 1>);
@@ -1024,10 +1025,11 @@ void staged_part(const L2Flush& flush, int repeats, std::uint64_t rows, std::uin
     constexpr auto kernel = staged_rows<T, kIn, kDepth>;
     constexpr int smem = static_cast<int>(kDepth * kIn * kThreads * 16);
     CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    c.time(what, kernel, [&] { kernel<<<grid, kThreads, smem>>>(c.x, c.p, c.out, c.redo); });
+    c.time(what, kernel, [&] { kernel<<<grid, kThreads, smem>>>(c.x, c.p, c.out, c.redo); }, kThreads, smem);
   };
   for (int pass = 0; pass < 2; ++pass) {
-    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); });
+    c.time("library kernel, plain launch", library,
+           [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); }, kThreads, library_shared);
     staged.template operator()<4, 2>("staged 4 x 2");
     staged.template operator()<4, 3>("staged 4 x 3");
     staged.template operator()<8, 2>("staged 8 x 2");
@@ -1068,12 +1070,13 @@ void async_part(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint
     std::fflush(stdout);
   };
   for (int pass = 0; pass < 2; ++pass) {
-    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); });
+    c.time("library kernel, plain launch", library,
+           [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); }, kThreads, library_shared);
     run.template operator()<8, 2, 1, true, 2>("async 8 x 2, .ca");
     const auto frame = [&](const char* what, auto kernel) {
       constexpr int smem = 2 * 8 * kThreads * 16;
       CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-      c.time(what, kernel, [&] { kernel<<<grid, kThreads, smem>>>(c.x, c.p, c.out, c.redo); });
+      c.time(what, kernel, [&] { kernel<<<grid, kThreads, smem>>>(c.x, c.p, c.out, c.redo); }, kThreads, smem);
     };
     frame("library fold, probe frame", async_frame_rows<true, false, false>);
     frame("library fold, library start", async_frame_rows<true, true, false>);
@@ -1103,7 +1106,8 @@ void pipelined(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint6
   const std::size_t library_shared = kBlockRowsShared<double, Sem>;  // the library's launch: double rows stage their rounds
   if (library_shared > 0) CK(cudaFuncSetAttribute(library, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(library_shared)));
   for (int pass = 0; pass < 2; ++pass) {
-    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); });
+    c.time("library kernel, plain launch", library,
+           [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); }, kThreads, library_shared);
     run.pipelined<8, 1>("pipelined, 8 loads");
     run.pipelined<8, 3>("pipelined, 8 loads, 3/SM bound");
     run.pipelined<4, 1>("pipelined, 4 loads");
@@ -1129,7 +1133,8 @@ void staged(const L2Flush& flush, int repeats, std::uint64_t rows, std::uint64_t
   if (library_shared > 0) CK(cudaFuncSetAttribute(library, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(library_shared)));
   constexpr auto bound = block_rows_in<double, Sem, 8, 4>;
   for (int pass = 0; pass < 2; ++pass) {
-    c.time("library kernel, plain launch", library, [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); });
+    c.time("library kernel, plain launch", library,
+           [&] { library<<<grid, kThreads, library_shared>>>(c.x, c.p, 0, c.out, c.redo); }, kThreads, library_shared);
     c.time("a block a row, 8 loads, 4 blocks/SM", bound, [&] { bound<<<grid, kThreads>>>(c.x, c.p, c.out, c.redo); });
     // the block's barrier after each stage
     run.barrier<256, 8, 3>("barrier, 256 thr, 32 KiB x 3");
