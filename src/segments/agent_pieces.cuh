@@ -294,33 +294,43 @@ __device__ __forceinline__ void fold_contiguous_staged(Fold& run, rl::gmem<const
   for (std::uint64_t e = head + vectors * kVec + lane; e < n; e += lanes) run.take_one(x[e], e);
 }
 
+// A lane's exact sum of its share of x[0, n) in rounds of kIn loads: read(first) folds the share
+// into `first` (a CutFold for doubles, a window a round for the others), which vouches for the
+// sum or not; a lane whose fold does not folds its elements again with pairs, a load in flight
+// (rare, and few registers for it).
+template <class T, class Sem, unsigned kIn, class Read>
+__device__ __forceinline__ typename Sem::Acc exact_lane_fold(rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
+                                                             unsigned lane, Read&& read) {
+  static_assert(cut_sums_v<T, Sem> || window_sums_v<T, Sem>, "exact sums that settle a round at a time");
+  using First = std::conditional_t<cut_sums_v<T, Sem>, CutFold, WindowFold<T>>;
+  First first = [] {
+    if constexpr (cut_sums_v<T, Sem>) return CutFold{};
+    else return WindowFold<T>(kIn * Shape<T>::kVec + 2);  // a round, and a head or tail element
+  }();
+  read(first);
+  first.settle();  // the last window, or the grid's open sums
+  if (first.exact) return typename Sem::Acc{first.a, first.b};
+  PairFold<T, Sem> p;
+  fold_contiguous<T, 1>(p, x, n, lanes, lane);
+  return p.acc;
+}
+
 // One of `lanes` threads' fold of its share of an order-free operation over the contiguous
 // elements x[0, n) (fold_contiguous, kIn loads in flight), before the warp's or block's fold.
 // Exact sums of float, half and bfloat16 fold each lane's elements in plain double windows of a
 // round of loads each, settled into a pair (WindowFold); exact double sums split up to eight
-// rounds on one grid (CutFold). A lane whose windows or splits do not vouch for its sum folds its
-// elements again with pairs, a load in flight (rare, and few registers for it). Against
-// RunningFold, in a warp a segment, segments of 1 to 4096 floats took 107.2 -> 78.6 us on an
-// H200, halves 92.9 -> 70.3 us (docs/performance.md). Other operations, and window sums with
+// rounds on one grid (CutFold); exact_lane_fold reads a lane's elements again where they do not
+// vouch for its sum. Against RunningFold, in a warp a segment, segments of 1 to 4096 floats took
+// 107.2 -> 78.6 us on an H200, halves 92.9 -> 70.3 us (docs/performance.md). Other operations, and window sums with
 // kRoundWindows false (one window a thread, which reduceLongPieces keeps: few rows of 2^20 halves
 // a block each took 133.3 -> 151.9 us with a window a round, floats 244.2 -> 254.8, H200):
 // RunningFold.
 template <class T, class Sem, unsigned kIn, bool kRoundWindows = true, bool kShort = false>
 __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
                                                             unsigned lane, std::uint64_t rotate = 0) {
-  using Acc = typename Sem::Acc;
   if constexpr ((window_sums_v<T, Sem> && kRoundWindows) || cut_sums_v<T, Sem>) {
-    using First = std::conditional_t<cut_sums_v<T, Sem>, CutFold, WindowFold<T>>;
-    First first = [] {
-      if constexpr (cut_sums_v<T, Sem>) return CutFold{};
-      else return WindowFold<T>(kIn * Shape<T>::kVec + 2);  // a round, and a head or tail element
-    }();
-    fold_contiguous<T, kIn, kShort>(first, x, n, lanes, lane, rotate);
-    first.settle();  // the last window, or the grid's open sums
-    if (first.exact) return Acc{first.a, first.b};
-    PairFold<T, Sem> p;
-    fold_contiguous<T, 1>(p, x, n, lanes, lane);
-    return p.acc;
+    return exact_lane_fold<T, Sem, kIn>(x, n, lanes, lane,
+                                        [&](auto& first) { fold_contiguous<T, kIn, kShort>(first, x, n, lanes, lane, rotate); });
   } else {
     RunningFold<T, Sem> run(contiguous_share<T>(n, lanes));
     fold_contiguous<T, kIn, kShort>(run, x, n, lanes, lane, rotate);
@@ -334,18 +344,8 @@ __device__ __forceinline__ typename Sem::Acc lane_fold_free(rl::gmem<const T> x,
 template <class T, class Sem, unsigned kIn, unsigned kDepth>
 __device__ __forceinline__ typename Sem::Acc lane_fold_staged(rl::gmem<const T> x, std::uint64_t n, unsigned lanes,
                                                               unsigned lane, rl::smem<Vec<T>> ring) {
-  static_assert(cut_sums_v<T, Sem> || window_sums_v<T, Sem>, "exact sums that settle a round at a time");
-  using First = std::conditional_t<cut_sums_v<T, Sem>, CutFold, WindowFold<T>>;
-  First first = [] {
-    if constexpr (cut_sums_v<T, Sem>) return CutFold{};
-    else return WindowFold<T>(kIn * Shape<T>::kVec + 2);  // a round, and a head or tail element
-  }();
-  fold_contiguous_staged<T, kIn, kDepth>(first, x, n, lanes, lane, ring);
-  first.settle();  // the last window, or the grid's open sums
-  if (first.exact) return typename Sem::Acc{first.a, first.b};
-  PairFold<T, Sem> p;
-  fold_contiguous<T, 1>(p, x, n, lanes, lane);
-  return p.acc;
+  return exact_lane_fold<T, Sem, kIn>(x, n, lanes, lane,
+                                      [&](auto& first) { fold_contiguous_staged<T, kIn, kDepth>(first, x, n, lanes, lane, ring); });
 }
 
 // An order-free operation over a contiguous piece of n elements (segments of up to a tile, long
