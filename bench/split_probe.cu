@@ -50,6 +50,19 @@ namespace {
 using namespace reducelab;
 using namespace reducelab::detail;
 
+// A row's exact pair from a lane's CutFold (settled here), or the lane's elements of the row read
+// again with pairs where the fold does not vouch for its sum (what the library's exact_lane_fold
+// does after its reading).
+inline __device__ piece_semantics_t<double, op::sum>::Acc cut_row_sum(CutFold& fold, const double* row, std::uint64_t length,
+                                                                      unsigned lanes, unsigned lane) {
+  using Sem = piece_semantics_t<double, op::sum>;
+  fold.settle();
+  if (fold.exact) return Sem::Acc{fold.a, fold.b};
+  PairFold<double, Sem> pf;
+  fold_contiguous<double, 1>(pf, row, length, lanes, lane);
+  return pf.acc;
+}
+
 // Row blockIdx.x / k, its part cluster_rank() of k (k = the cluster's blocks): whole vectors
 // split evenly, the last part what is left. Each block folds its part (kLoads loads a thread a
 // round), writes the block's result into the cluster's first block, and that block folds the
@@ -545,13 +558,7 @@ __global__ void __launch_bounds__(kT, 1)
     if (++chunk < per_row) continue;
     chunk = 0;
     if constexpr (kExact) {
-      fold.settle();
-      Acc acc{fold.a, fold.b};
-      if (!fold.exact) {
-        PairFold<double, Sem> pf;
-        fold_contiguous<double, 1>(pf, input + r * pieces.step, pieces.length, kT, t);
-        acc = pf.acc;
-      }
+      Acc acc = cut_row_sum(fold, input + r * pieces.step, pieces.length, kT, t);
       fold = CutFold{};
       acc = block_fold<Sem, kT / 32>(acc, slot_storage);
       if (t == 0) output[r] = Sem::finish(acc, pieces.length);
@@ -635,13 +642,7 @@ __global__ void __launch_bounds__((kC + 1) * 32, 1)
     chunk = 0;
     Acc acc{};
     if constexpr (kExact) {
-      fold.settle();
-      acc = Acc{fold.a, fold.b};
-      if (!fold.exact) {
-        PairFold<double, Sem> pf;
-        fold_contiguous<double, 1>(pf, input + r * pieces.step, pieces.length, kT, t);
-        acc = pf.acc;
-      }
+      acc = cut_row_sum(fold, input + r * pieces.step, pieces.length, kT, t);
       fold = CutFold{};
       acc = warp_fold<Sem>(acc);
     } else {
@@ -725,13 +726,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 #pragma unroll
       for (unsigned j = 0; j < kIn; ++j) v[j] = load_vec(from, at + (std::uint64_t(j) * kThreads + t) * 2);
     }
-    fold.settle();
-    Acc acc{fold.a, fold.b};
-    if (!fold.exact) {
-      PairFold<double, Sem> pf;
-      fold_contiguous<double, 1>(pf, src, pieces.length, kThreads, t);
-      acc = pf.acc;
-    }
+    Acc acc = cut_row_sum(fold, src, pieces.length, kThreads, t);
     if (t == 0) row_after[parity ^ 1] = gridDim.x + atomicAdd(next, 1ull);
     acc = block_fold<Sem>(acc, slot_storage[parity]);
     if (t == 0) output[row] = Sem::finish(acc, pieces.length);
@@ -767,13 +762,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     if (k + 2 < rounds) load(a, k + 2);
     fold.template take_round<kIn>(b);
   }
-  fold.settle();
-  Acc acc{fold.a, fold.b};
-  if (!fold.exact) {
-    PairFold<double, Sem> pf;
-    fold_contiguous<double, 1>(pf, src, pieces.length, kThreads, t);
-    acc = pf.acc;
-  }
+  Acc acc = cut_row_sum(fold, src, pieces.length, kThreads, t);
   acc = block_fold<Sem>(acc, slot_storage);
   if (t == 0) output[r] = Sem::finish(acc, pieces.length);
 }
@@ -914,13 +903,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     slot = slot + 1 == kDepth ? 0 : slot + 1;
   }
   if constexpr (kExact) {
-    fold.settle();
-    Acc acc{fold.a, fold.b};
-    if (!fold.exact) {
-      PairFold<double, Sem> pf;
-      fold_contiguous<double, 1>(pf, input + r * pieces.step, pieces.length, kThreads, t);
-      acc = pf.acc;
-    }
+    Acc acc = cut_row_sum(fold, input + r * pieces.step, pieces.length, kThreads, t);
     acc = block_fold<Sem>(acc, slot_storage);
     if (t == 0) output[r] = Sem::finish(acc, pieces.length);
   } else {
@@ -979,13 +962,7 @@ __global__ void __launch_bounds__(kThreads)
       fold.template take_round<8>(v);
       slot ^= 1u;
     }
-    fold.settle();
-    acc = Acc{fold.a, fold.b};
-    if (!fold.exact) {
-      PairFold<double, Sem> pf;
-      fold_contiguous<double, 1>(pf, input + r * pieces.step, pieces.length, kThreads, t);
-      acc = pf.acc;
-    }
+    acc = cut_row_sum(fold, input + r * pieces.step, pieces.length, kThreads, t);
   }
   acc = block_fold<Sem>(acc, slot_storage);
   if constexpr (kStore) {
